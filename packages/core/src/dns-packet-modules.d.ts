@@ -1,0 +1,13 @@
+// dns-packet ships these lookup tables as plain CommonJS files without type declarations.
+declare module 'dns-packet/types.js' {
+  export function toString(type: number): string;
+  export function toType(name: string): number;
+}
+declare module 'dns-packet/classes.js' {
+  export function toString(klass: number): string;
+  export function toClass(name: string): number;
+}
+declare module 'dns-packet/rcodes.js' {
+  export function toString(rcode: number): string;
+  export function toRcode(name: string): number;
+}

@@ -1,0 +1,38 @@
+/**
+ * @foghorn/core: the plugin API plugin authors publish against, and the server that runs a
+ * Corefile's chains.
+ * @module
+ */
+export { Dispenser, CorefileError, parseCorefile, parseDuration, formatDuration } from '@foghorn/corefile';
+export type { Token, ServerBlock } from '@foghorn/corefile';
+export { API_VERSION, definePlugin } from './plugin.js';
+export type {
+  Controller,
+  Handler,
+  HandlerFactory,
+  HandlerResult,
+  Hook,
+  PluginDefinition,
+  PluginOrder,
+  ReadinessProbe,
+  ServerKey,
+} from './plugin.js';
+export { Request, MIN_UDP_SIZE, MAX_TCP_SIZE } from './request.js';
+export type { Transport } from './request.js';
+export { CapturingWriter, encodeReply, Flags, packetRcode, Recorder, replyTo, wireRcode } from './response.js';
+export type { ResponseWriter } from './response.js';
+export { clientWrote, Rcode, rcodeToString } from './rcode.js';
+export type { RcodeName } from './rcode.js';
+export { ConfigError, PluginError } from './errors.js';
+export { createLogger, stdoutSink } from './logger.js';
+export type { Logger, LogLevel, LogSink } from './logger.js';
+export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones } from './keys.js';
+export { buildInstance, defaultCorefile, Instance } from './instance.js';
+export type { AddressPlan, BuildContext, CorefileSource, DirectiveEntry, HookKind } from './instance.js';
+export { Server, validateCorefile } from './server.js';
+export type { ListenerInfo, ServerOptions } from './server.js';
+export type { ListenerEvents } from './listener.js';
+export { RouteTable } from './routes.js';
+export type { Route } from './routes.js';
+export { readQuery, Verdict } from './wire.js';
+export type { EdnsOption, QueryHeader } from './wire.js';

@@ -1,0 +1,275 @@
+/**
+ * Turning parsed server blocks into a runnable configuration (spec 1.6, 1.7, 1.9, 2.2):
+ * normalise keys, run each plugin's setup in *directive-list* order (never Corefile order), link
+ * each block's chain once, and group zones by listen address.
+ */
+import { Dispenser, parseCorefile } from '@foghorn/corefile';
+import type { ServerBlock, Token } from '@foghorn/corefile';
+import type { Registry } from 'prom-client';
+import { ConfigError } from './errors.js';
+import type { Logger } from './logger.js';
+import { KeyError, parseServerKey } from './keys.js';
+import type { Controller, Handler, HandlerFactory, Hook, PluginDefinition, ReadinessProbe, ServerKey } from './plugin.js';
+import type { Route } from './routes.js';
+
+/** One entry of the distribution's directive list (our plugin.cfg). */
+export interface DirectiveEntry {
+  /** The directive name. */
+  readonly name: string;
+  /** The package implementing it, for `-plugins` and error messages. */
+  readonly packageName?: string;
+  /** The package version, for `-plugins`. */
+  readonly version?: string;
+  /** Loads the plugin; called only when a Corefile uses the directive. */
+  load(): PluginDefinition | Promise<PluginDefinition>;
+}
+
+/** A Corefile's text and where it came from. */
+export interface CorefileSource {
+  /** Path as given (`Corefile`, `/etc/coredns/Corefile`), `stdin`, or a name for text. */
+  readonly path: string;
+  readonly contents: string;
+}
+
+/** Process-wide services a configuration is built against; they outlive reloads. */
+export interface BuildContext {
+  readonly directives: readonly DirectiveEntry[];
+  /** Port for keys without one (`-dns.port`). */
+  readonly dnsPort: number;
+  readonly registry: Registry;
+  readonly logger: Logger;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly validating: boolean;
+  readonly shared: Map<string, unknown>;
+  requestReload(): void;
+}
+
+export type HookKind = 'startup' | 'shutdown' | 'restart' | 'restartFailed' | 'finalShutdown';
+
+/** The zones one listen address serves. */
+export interface AddressPlan {
+  /** '' for every address. */
+  readonly host: string;
+  readonly port: number;
+  readonly routes: Route[];
+  /** A block here forwards, so classes other than IN are accepted (spec 2.3 step 4). */
+  readonly acceptAnyClass: boolean;
+}
+
+/** Plugins that answer every class, as CoreDNS's server checks by name. */
+const anyClassDirectives = new Set(['chaos', 'forward', 'proxy']);
+
+/** A fully set-up configuration, not yet started. */
+export class Instance {
+  readonly hooks: Record<HookKind, Hook[]> = { startup: [], shutdown: [], restart: [], restartFailed: [], finalShutdown: [] };
+  readonly probes: ReadinessProbe[] = [];
+  readonly addresses: AddressPlan[] = [];
+  /** Directive names that added a handler, per block (for `coredns_plugin_enabled`). */
+  readonly enabled: { server: string; zone: string; name: string }[] = [];
+
+  constructor(readonly source: CorefileSource) {}
+
+  /** Runs every hook of a kind in registration order; returns the errors instead of stopping. */
+  async runHooks(kind: HookKind): Promise<Error[]> {
+    const errors: Error[] = [];
+    for (const hook of this.hooks[kind]) {
+      try {
+        await hook();
+      } catch (error) {
+        errors.push(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    return errors;
+  }
+}
+
+interface BlockState {
+  readonly block: ServerBlock;
+  readonly index: number;
+  readonly keys: ServerKey[];
+  readonly keyTokens: Token[];
+  readonly factories: { name: string; factory: HandlerFactory }[];
+  readonly listenAddresses: string[];
+}
+
+/** The built-in Corefile used when none is found or it has no server block (spec 1.8). */
+export function defaultCorefile(dnsPort: number, directives: readonly DirectiveEntry[]): string {
+  const log = directives.some((d) => d.name === 'log') ? '\n    log' : '';
+  return `.:${dnsPort} {\n    whoami${log}\n}\n`;
+}
+
+function positioned(token: Token, message: string): ConfigError {
+  return new ConfigError(`${token.file}:${token.line}:${token.column} - Error during parsing: ${message}`);
+}
+
+/** Parses and sets up a Corefile. Throws `ConfigError`/`CorefileError` with file:line:column. */
+export async function buildInstance(source: CorefileSource, context: BuildContext): Promise<Instance> {
+  const byName = new Map(context.directives.map((entry) => [entry.name, entry]));
+  let blocks = parseCorefile(source.contents, {
+    file: source.path,
+    isDirective: (name) => byName.has(name),
+    warn: (message) => context.logger.warning(message),
+    ...(context.env ? { env: context.env } : {}),
+  });
+  if (blocks.length === 0) {
+    context.logger.warning(`no server block in ${source.path}: serving the built-in default Corefile`);
+    blocks = parseCorefile(defaultCorefile(context.dnsPort, context.directives), { file: 'default Corefile' });
+  }
+  const instance = new Instance(source);
+  const states = blocks.map((block, index) => blockState(block, index, context.dnsPort));
+
+  // Outer loop: directives in list order; inner loop: blocks in file order (spec 1.9).
+  for (const entry of context.directives) {
+    const using = states.filter((state) => state.block.directives.some((d) => d.name === entry.name));
+    if (using.length === 0) continue;
+    const plugin = await entry.load();
+    for (const state of using) {
+      const tokens = state.block.directives.filter((d) => d.name === entry.name).flatMap((d) => d.tokens);
+      const controller = new SetupController(tokens, entry.name, state, instance, context);
+      try {
+        await plugin.setup(controller);
+      } catch (error) {
+        throw new ConfigError(`plugin/${entry.name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+    }
+  }
+
+  const chains = states.map((state) => {
+    let chain: Handler | null = null;
+    for (let i = state.factories.length - 1; i >= 0; i--) chain = state.factories[i]!.factory(chain);
+    return chain;
+  });
+  planAddresses(states, chains, instance);
+  return instance;
+}
+
+function blockState(block: ServerBlock, index: number, dnsPort: number): BlockState {
+  const keys: ServerKey[] = [];
+  const keyTokens: Token[] = [];
+  for (const token of block.keys) {
+    let parsed: ServerKey[];
+    try {
+      parsed = parseServerKey(token.text, dnsPort);
+    } catch (error) {
+      if (error instanceof KeyError) throw positioned(token, error.message);
+      throw error;
+    }
+    for (const key of parsed) {
+      keys.push(key);
+      keyTokens.push(token);
+    }
+  }
+  return { block, index, keys, keyTokens, factories: [], listenAddresses: [] };
+}
+
+/**
+ * Uniqueness (spec 1.7) and listener grouping. Each (zone, address, port) may appear once.
+ * Unlike CoreDNS, a port served both on every address and on a specific one is refused: without
+ * SO_REUSEPORT the two sockets cannot coexist, and with it which one answers is unpredictable
+ * (CoreDNS issues #4270, #7786).
+ */
+function planAddresses(states: BlockState[], chains: (Handler | null)[], instance: Instance): void {
+  const seen = new Map<string, Token>();
+  const plans = new Map<string, AddressPlan>();
+  const wildcardPorts = new Map<number, Token>();
+  const boundPorts = new Map<number, Token>();
+  for (const state of states) {
+    const hosts = state.listenAddresses.length > 0 ? [...new Set(state.listenAddresses)] : [''];
+    const forwards = state.block.directives.some((d) => anyClassDirectives.has(d.name));
+    state.keys.forEach((key, i) => {
+      const token = state.keyTokens[i]!;
+      for (const host of hosts) {
+        const where = host === '' ? '' : ` on ${host}`;
+        const id = `${key.zone}|${host}|${key.port}`;
+        const first = seen.get(id);
+        if (first) {
+          throw positioned(token, `cannot serve ${key.canonical}${where} - it is already defined at ${first.file}:${first.line}:${first.column}`);
+        }
+        seen.set(id, token);
+        const [mine, other] = host === '' ? [wildcardPorts, boundPorts] : [boundPorts, wildcardPorts];
+        const clash = key.port === 0 ? undefined : other.get(key.port);
+        if (clash) {
+          throw positioned(
+            token,
+            `cannot serve ${key.canonical}${where} - port ${key.port} is also served on ${host === '' ? 'a specific address' : 'every address'} at ${clash.file}:${clash.line}:${clash.column}; use bind in every block on this port, or in none`,
+          );
+        }
+        mine.set(key.port, token);
+        const planKey = `${host}|${key.port}`;
+        let plan = plans.get(planKey);
+        if (!plan) {
+          plan = { host, port: key.port, routes: [], acceptAnyClass: false };
+          plans.set(planKey, plan);
+          instance.addresses.push(plan);
+        }
+        plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null });
+        if (forwards) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
+      }
+    });
+  }
+}
+
+/** The controller handed to `setup`: the plugin's dispenser plus the block it configures. */
+class SetupController extends Dispenser implements Controller {
+  readonly keys: readonly ServerKey[];
+  readonly zones: readonly string[];
+  readonly blockIndex: number;
+  readonly registry: Registry;
+  readonly log: Logger;
+  readonly validating: boolean;
+  readonly corefile: CorefileSource;
+
+  constructor(
+    tokens: readonly Token[],
+    directive: string,
+    private readonly state: BlockState,
+    private readonly instance: Instance,
+    private readonly context: BuildContext,
+  ) {
+    super(tokens, directive);
+    this.keys = state.keys;
+    this.zones = [...new Set(state.keys.map((key) => key.zone))];
+    this.blockIndex = state.index;
+    this.registry = context.registry;
+    this.log = context.logger.forPlugin(directive);
+    this.validating = context.validating;
+    this.corefile = instance.source;
+  }
+
+  addHandler(factory: HandlerFactory): void {
+    this.state.factories.push({ name: this.directive, factory });
+    const first = this.state.keys[0];
+    if (first) this.instance.enabled.push({ server: `dns://:${first.port}`, zone: first.zone, name: this.directive });
+  }
+  onStartup(hook: Hook): void {
+    this.instance.hooks.startup.push(hook);
+  }
+  onShutdown(hook: Hook): void {
+    this.instance.hooks.shutdown.push(hook);
+  }
+  onRestart(hook: Hook): void {
+    this.instance.hooks.restart.push(hook);
+  }
+  onRestartFailed(hook: Hook): void {
+    this.instance.hooks.restartFailed.push(hook);
+  }
+  onFinalShutdown(hook: Hook): void {
+    this.instance.hooks.finalShutdown.push(hook);
+  }
+  reportReadiness(ready: () => boolean): void {
+    this.instance.probes.push({ name: this.directive, ready });
+  }
+  readinessProbes(): readonly ReadinessProbe[] {
+    return this.instance.probes;
+  }
+  addListenAddresses(addresses: readonly string[]): void {
+    this.state.listenAddresses.push(...addresses);
+  }
+  shared<T>(key: string, create: () => T): T {
+    if (!this.context.shared.has(key)) this.context.shared.set(key, create());
+    return this.context.shared.get(key) as T;
+  }
+  requestReload(): void {
+    this.context.requestReload();
+  }
+}

@@ -1,0 +1,337 @@
+/**
+ * One DNS listener: a UDP socket and a TCP server on the same address and port, shared by every
+ * server block that serves a zone there. It decodes each query once, picks the zone's chain and
+ * makes sure every accepted query gets exactly one reply, whatever the chain does.
+ *
+ *   socket ─► readQuery (accept filter) ─► Request ─► RouteTable.match ─► chain.serveDNS ─► writer
+ *                  │ drop / FORMERR / NOTIMP            │ no zone: REFUSED      │ error rcode, nothing
+ *                  ▼                                    ▼                       ▼ written: server writes it
+ */
+import dgram from 'node:dgram';
+import net from 'node:net';
+import dnsPacket from 'dns-packet';
+import type { OptAnswer, Packet } from 'dns-packet';
+import { PluginError } from './errors.js';
+import type { Logger } from './logger.js';
+import { clientWrote, Rcode } from './rcode.js';
+import { Request } from './request.js';
+import type { Transport } from './request.js';
+import { encodeReply, replyTo } from './response.js';
+import type { ResponseWriter } from './response.js';
+import { RouteTable } from './routes.js';
+import { emptyHeader, headerOnlyReply, readQuery, Verdict } from './wire.js';
+import type { QueryHeader } from './wire.js';
+
+/** TCP timeouts of CoreDNS (spec 2.6): idle connections are closed after 10 s. */
+const TCP_IDLE_TIMEOUT_MS = 10_000;
+/** How long a graceful stop waits for TCP connections before cutting them (spec 2.6). */
+const GRACEFUL_STOP_MS = 5_000;
+const CLASS_IN = 1;
+
+/** Counters the listener reports to whoever observes the process (prometheus). */
+export interface ListenerEvents {
+  /** A handler threw something that is not a PluginError (CoreDNS's recovered panic). */
+  panic(server: string, error: unknown): void;
+}
+
+/** Options for {@link Listener}. */
+export interface ListenerOptions {
+  /** Address to bind; '' listens on every address, IPv6 and IPv4. */
+  readonly host: string;
+  /** Port; 0 picks a free one (the same for UDP and TCP). */
+  readonly port: number;
+  readonly logger: Logger;
+  readonly events?: ListenerEvents;
+}
+
+/** What a query needs from its listener, split out so writers stay small. */
+abstract class ReplyWriter implements ResponseWriter {
+  written = false;
+  constructor(protected readonly req: Request) {}
+
+  write(msg: Packet): number {
+    return this.send(encodeReply(this.req, msg));
+  }
+
+  writeWire(wire: Buffer): number {
+    // Only an oversized wire reply is decoded again, to be truncated like any other.
+    if (wire.length > this.req.maxResponseSize) return this.write(dnsPacket.decode(wire));
+    return this.send(wire);
+  }
+
+  protected abstract send(wire: Buffer): number;
+}
+
+class UdpWriter extends ReplyWriter {
+  constructor(
+    req: Request,
+    private readonly socket: dgram.Socket,
+    private readonly address: string,
+  ) {
+    super(req);
+  }
+
+  protected send(wire: Buffer): number {
+    this.written = true;
+    this.socket.send(wire, this.req.remotePort, this.address);
+    return wire.length;
+  }
+}
+
+class TcpWriter extends ReplyWriter {
+  constructor(
+    req: Request,
+    private readonly socket: net.Socket,
+  ) {
+    super(req);
+  }
+
+  protected send(wire: Buffer): number {
+    this.written = true;
+    if (this.socket.writable) {
+      const frame = Buffer.allocUnsafe(wire.length + 2);
+      frame.writeUInt16BE(wire.length, 0);
+      wire.copy(frame, 2);
+      this.socket.write(frame);
+    }
+    return wire.length;
+  }
+}
+
+/** IPv4 clients of a dual-stack socket show up as `::ffff:a.b.c.d`; CoreDNS shows `a.b.c.d`. */
+function clientAddress(address: string): string {
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+export class Listener {
+  /** CoreDNS's `server` label: `dns://:53`, `dns://127.0.0.1:1053`. */
+  readonly server: string;
+  routes: RouteTable = new RouteTable([]);
+  /** Set when some block here uses a plugin that answers any class (forward). */
+  acceptAnyClass = false;
+  private udp: dgram.Socket | undefined;
+  private tcp: net.Server | undefined;
+  private readonly connections = new Set<net.Socket>();
+  private readonly header: QueryHeader = emptyHeader();
+  private boundPort = 0;
+
+  constructor(private readonly options: ListenerOptions) {
+    this.server = `dns://${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
+  }
+
+  get host(): string {
+    return this.options.host;
+  }
+
+  /** The port actually bound (differs from the configured one for port 0). */
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** Binds UDP and TCP on the same port; with port 0 the TCP port follows the UDP one. */
+  async listen(): Promise<void> {
+    const attempts = this.options.port === 0 ? 5 : 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.bindBoth();
+        return;
+      } catch (error) {
+        await this.close(0);
+        if (attempt >= attempts || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      }
+    }
+  }
+
+  private async bindBoth(): Promise<void> {
+    const wildcard = this.options.host === '';
+    const family = wildcard || this.options.host.includes(':') ? 'udp6' : 'udp4';
+    try {
+      this.udp = await bindUdp(family, wildcard ? '::' : this.options.host, this.options.port);
+    } catch (error) {
+      // A machine without IPv6 still serves IPv4 on the wildcard address.
+      if (!wildcard || !isNoIpv6(error)) throw error;
+      this.udp = await bindUdp('udp4', '0.0.0.0', this.options.port);
+    }
+    const udp = this.udp;
+    this.boundPort = udp.address().port;
+    udp.on('message', (msg, rinfo) => this.onDatagram(udp, msg, rinfo));
+    udp.on('error', (error) => this.options.logger.error(`${this.server}: UDP: ${error.message}`));
+    const tcpHost = family === 'udp4' && wildcard ? '0.0.0.0' : wildcard ? '::' : this.options.host;
+    this.tcp = await listenTcp(tcpHost, this.boundPort, (socket) => this.onConnection(socket));
+    this.tcp.on('error', (error) => this.options.logger.error(`${this.server}: TCP: ${error.message}`));
+  }
+
+  /** Stops accepting; open TCP connections get `graceMs` to finish before they are cut. */
+  async close(graceMs = GRACEFUL_STOP_MS): Promise<void> {
+    const udp = this.udp;
+    const tcp = this.tcp;
+    this.udp = undefined;
+    this.tcp = undefined;
+    if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
+    if (tcp) {
+      const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
+      for (const socket of this.connections) if (!socket.readableLength) socket.end();
+      const timer = setTimeout(() => {
+        for (const socket of this.connections) socket.destroy();
+      }, graceMs);
+      await closed;
+      clearTimeout(timer);
+    }
+  }
+
+  private onDatagram(socket: dgram.Socket, msg: Buffer, rinfo: dgram.RemoteInfo): void {
+    const verdict = readQuery(msg, this.header);
+    if (verdict !== Verdict.Accept) {
+      const reply = rejectReply(msg, verdict, this.header);
+      if (reply) socket.send(reply, rinfo.port, rinfo.address);
+      return;
+    }
+    const req = new Request(msg, this.header, 'udp', clientAddress(rinfo.address), rinfo.port);
+    this.serve(req, new UdpWriter(req, socket, rinfo.address));
+  }
+
+  private onConnection(socket: net.Socket): void {
+    this.connections.add(socket);
+    socket.setNoDelay(true);
+    socket.setTimeout(TCP_IDLE_TIMEOUT_MS, () => socket.destroy());
+    socket.on('close', () => this.connections.delete(socket));
+    socket.on('error', () => socket.destroy());
+    let pending: Buffer | undefined;
+    socket.on('data', (chunk: Buffer) => {
+      let buf = pending ? Buffer.concat([pending, chunk]) : chunk;
+      pending = undefined;
+      // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
+      while (buf.length >= 2) {
+        const length = buf.readUInt16BE(0);
+        if (buf.length < length + 2) break;
+        this.onFrame(socket, buf.subarray(2, length + 2));
+        buf = buf.subarray(length + 2);
+      }
+      if (buf.length > 0) pending = Buffer.from(buf);
+    });
+  }
+
+  private onFrame(socket: net.Socket, msg: Buffer): void {
+    const verdict = readQuery(msg, this.header);
+    if (verdict !== Verdict.Accept) {
+      const reply = rejectReply(msg, verdict, this.header);
+      if (reply && socket.writable) {
+        const frame = Buffer.allocUnsafe(reply.length + 2);
+        frame.writeUInt16BE(reply.length, 0);
+        reply.copy(frame, 2);
+        socket.write(frame);
+      } else if (verdict === Verdict.Drop) {
+        socket.destroy();
+      }
+      return;
+    }
+    const req = new Request(msg, this.header, 'tcp' satisfies Transport, clientAddress(socket.remoteAddress ?? ''), socket.remotePort ?? 0);
+    this.serve(req, new TcpWriter(req, socket));
+  }
+
+  /** Routes one accepted query through its chain and guarantees a reply (spec 2.3, 2.4). */
+  private serve(req: Request, w: ReplyWriter): void {
+    req.server = this.server;
+    if (req.qclass !== CLASS_IN && !this.acceptAnyClass) return this.reply(req, w, Rcode.REFUSED);
+    if (req.hasEdns && req.ednsVersion !== 0) return this.badVersion(req, w);
+    const route = this.routes.match(req.qname, req.qtype);
+    if (route === undefined || route.chain === null) return this.reply(req, w, Rcode.REFUSED);
+    req.zone = route.zone;
+    let result: number | Promise<number>;
+    try {
+      result = route.chain.serveDNS(req, w);
+    } catch (error) {
+      return this.failed(req, w, error);
+    }
+    if (typeof result === 'number') this.finish(req, w, result);
+    else
+      result.then(
+        (rcode) => this.finish(req, w, rcode),
+        (error: unknown) => this.failed(req, w, error),
+      );
+  }
+
+  private finish(req: Request, w: ReplyWriter, rcode: number): void {
+    if (!clientWrote(rcode) && !w.written) this.reply(req, w, rcode);
+  }
+
+  private failed(req: Request, w: ReplyWriter, error: unknown): void {
+    if (error instanceof PluginError) return this.finish(req, w, error.rcode);
+    this.options.logger.error(`Recovered from panic in server: "${this.server}" ${describe(error)}`);
+    this.options.events?.panic(this.server, error);
+    if (!w.written) this.reply(req, w, Rcode.SERVFAIL);
+  }
+
+  private reply(req: Request, w: ReplyWriter, rcode: number): void {
+    try {
+      w.write(replyTo(req, rcode));
+    } catch (error) {
+      this.options.logger.error(`${this.server}: writing ${rcode} reply: ${describe(error)}`);
+    }
+  }
+
+  /** RFC 6891 §6.1.3: an unknown EDNS version gets BADVERS and an OPT of version 0. */
+  private badVersion(req: Request, w: ReplyWriter): void {
+    const msg = replyTo(req);
+    const opt: OptAnswer = {
+      type: 'OPT',
+      name: '.',
+      udpPayloadSize: req.udpSize,
+      extendedRcode: Rcode.BADVERS >> 4,
+      ednsVersion: 0,
+      flags: 0,
+      flag_do: false,
+      options: [],
+    };
+    msg.additionals = [opt];
+    w.write(msg);
+  }
+}
+
+function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer | undefined {
+  if (verdict === Verdict.Drop) return undefined;
+  if (verdict === Verdict.FormErr) return headerOnlyReply(msg, Rcode.FORMERR);
+  // NOTIMP keeps the question when it could be read.
+  const reply = headerOnlyReply(msg, Rcode.NOTIMP);
+  if (header.questionEnd > 12 && header.questionEnd <= msg.length) {
+    const withQuestion = Buffer.concat([reply, msg.subarray(12, header.questionEnd)]);
+    withQuestion.writeUInt16BE(1, 4);
+    return withQuestion;
+  }
+  return reply;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isNoIpv6(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EAFNOSUPPORT' || code === 'EADDRNOTAVAIL' || code === 'EINVAL';
+}
+
+function bindUdp(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgram.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = dgram.createSocket({ type, ipv6Only: false });
+    const onError = (error: Error): void => {
+      socket.close();
+      reject(error);
+    };
+    socket.once('error', onError);
+    socket.bind({ address: host, port, exclusive: true }, () => {
+      socket.off('error', onError);
+      resolve(socket);
+    });
+  });
+}
+
+function listenTcp(host: string, port: number, onConnection: (socket: net.Socket) => void): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer(onConnection);
+    server.once('error', reject);
+    server.listen({ host, port, ipv6Only: false, exclusive: true }, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}

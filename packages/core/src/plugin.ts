@@ -1,0 +1,140 @@
+/**
+ * The plugin API: what a plugin package exports and what its `setup` receives. This file is the
+ * contract third-party plugins are published against; keep it small and stable.
+ */
+import type { Dispenser } from '@foghorn/corefile';
+import type { Registry } from 'prom-client';
+import type { Logger } from './logger.js';
+import type { Request } from './request.js';
+import type { ResponseWriter } from './response.js';
+
+/** What `serveDNS` returns: an rcode, synchronously when the handler can. */
+export type HandlerResult = number | Promise<number>;
+
+/**
+ * One link of the chain. `serveDNS` either writes a reply and returns its rcode (or 0), returns
+ * SERVFAIL/REFUSED/FORMERR/NOTIMP without writing so the server writes it, or passes the query
+ * to the next handler. To report an error as CoreDNS's `(rcode, err)`, throw a `PluginError`.
+ */
+export interface Handler {
+  /** The directive name, used in errors and metrics. */
+  readonly name: string;
+  serveDNS(req: Request, w: ResponseWriter): HandlerResult;
+}
+
+/** Builds a handler around the rest of the chain; `next` is null for the last handler. */
+export type HandlerFactory = (next: Handler | null) => Handler;
+
+/** A lifecycle callback. May be async; hooks of one kind run one after another. */
+export type Hook = () => void | Promise<void>;
+
+/** One key of a server block after normalisation (spec 1.6). */
+export interface ServerKey {
+  /** `dns` (the only transport served so far). */
+  readonly transport: 'dns';
+  /** Lower-case, fully qualified zone: `example.org.`, `.`, `0.0.10.in-addr.arpa.` */
+  readonly zone: string;
+  /** Port, from the key or the default (`-dns.port`, 53). */
+  readonly port: number;
+  /** Canonical form, `dns://example.org.:53`. */
+  readonly canonical: string;
+}
+
+/** A plugin that can tell whether it is ready to serve (e.g. caches synced). */
+export interface ReadinessProbe {
+  /** Directive name, listed by the *ready* plugin when it is not ready. */
+  readonly name: string;
+  ready(): boolean;
+}
+
+/**
+ * What `setup` gets: the plugin's own tokens (the dispenser verbs: `next`, `nextArg`,
+ * `remainingArgs`, `nextBlock`, `val`, `error`, `argError`) plus the ways to join the server.
+ * Setup parses and registers; it must start nothing (open sockets in `onStartup`).
+ */
+export interface Controller extends Dispenser {
+  /** The server block's keys, normalised; plugins derive default zones from them. */
+  readonly keys: readonly ServerKey[];
+  /** Zones of the server block (all keys, CIDRs expanded), lower-case and fully qualified. */
+  readonly zones: readonly string[];
+  /** Index of the server block in the Corefile (0-based). */
+  readonly blockIndex: number;
+  /** The shared prom-client registry; create metrics through it, once per process (see `shared`). */
+  readonly registry: Registry;
+  /** Logger prefixed with `plugin/<directive>: `. */
+  readonly log: Logger;
+  /** True when setup runs only to validate (`foghorn -validate`): nothing will be started. */
+  readonly validating: boolean;
+  /** The Corefile being loaded: its path (or `stdin`) and contents. */
+  readonly corefile: { readonly path: string; readonly contents: string };
+
+  /** Adds this plugin's handler to the chain; the chain order is the directive list's. */
+  addHandler(factory: HandlerFactory): void;
+  /** Runs when the server starts, and on every reload for the new configuration. */
+  onStartup(hook: Hook): void;
+  /** Runs when this configuration stops: after a successful reload, and at exit. */
+  onShutdown(hook: Hook): void;
+  /** Runs on this (old) configuration before a reload starts the new one. */
+  onRestart(hook: Hook): void;
+  /** Runs on this (old) configuration when a reload failed and it keeps serving. */
+  onRestartFailed(hook: Hook): void;
+  /** Runs once, when the process exits. */
+  onFinalShutdown(hook: Hook): void;
+  /** Reports this plugin's readiness to the *ready* plugin. */
+  reportReadiness(ready: () => boolean): void;
+  /** Every readiness probe registered in this configuration; meaningful from `onStartup` on. */
+  readinessProbes(): readonly ReadinessProbe[];
+  /** Restricts the server block to these listen addresses (the *bind* plugin). */
+  addListenAddresses(addresses: readonly string[]): void;
+  /**
+   * Process-wide state shared by every server block and kept across reloads, created on first
+   * use: one metrics listener per address, one set of metric objects per registry.
+   */
+  shared<T>(key: string, create: () => T): T;
+  /** Asks the process to reload the Corefile (SIGUSR1's path); used by *reload*. */
+  requestReload(): void;
+}
+
+/** Where a third-party plugin asks to sit, relative to a standard directive. */
+export type PluginOrder = { readonly after: string } | { readonly before: string };
+
+/** The default export of a plugin package: one directive. */
+export interface PluginDefinition {
+  /** The directive name operators write in the Corefile. */
+  readonly name: string;
+  /** Plugin API version the plugin was written against (currently 1). */
+  readonly apiVersion?: number;
+  /** For third-party plugins: the place in the chain, relative to a standard directive. */
+  readonly order?: PluginOrder;
+  /** Parses the plugin's tokens and registers its handler and hooks. Called once per server block. */
+  setup(c: Controller): void | Promise<void>;
+}
+
+/** The plugin API version this core implements. */
+export const API_VERSION = 1;
+
+/**
+ * Declares a plugin. Checks the definition at load time, so a broken plugin fails when the
+ * distribution loads it, not on the first query.
+ *
+ * @example
+ * export default definePlugin({
+ *   name: 'hello',
+ *   setup(c) {
+ *     c.next();
+ *     if (c.nextArg()) throw c.argError();
+ *     c.addHandler((next) => new Hello(next));
+ *   },
+ * });
+ */
+export function definePlugin<T extends PluginDefinition>(definition: T): T {
+  if (typeof definition !== 'object' || definition === null) throw new TypeError('plugin definition must be an object');
+  if (typeof definition.name !== 'string' || !/^[a-z][a-z0-9_-]*$/.test(definition.name)) {
+    throw new TypeError(`plugin name must be a lower-case directive name, got '${String(definition.name)}'`);
+  }
+  if (typeof definition.setup !== 'function') throw new TypeError(`plugin '${definition.name}': setup must be a function`);
+  if (definition.apiVersion !== undefined && definition.apiVersion !== API_VERSION) {
+    throw new TypeError(`plugin '${definition.name}' needs plugin API version ${definition.apiVersion}, this core implements ${API_VERSION}`);
+  }
+  return definition;
+}

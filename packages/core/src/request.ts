@@ -1,0 +1,126 @@
+/**
+ * A query as plugins see it: decoded once by the listener, read by every plugin in the chain.
+ */
+import dnsPacket from 'dns-packet';
+import type { Packet } from 'dns-packet';
+import * as types from 'dns-packet/types.js';
+import * as classes from 'dns-packet/classes.js';
+import type { EdnsOption, QueryHeader } from './wire.js';
+
+export type Transport = 'udp' | 'tcp';
+
+/** The smallest UDP payload every client accepts (RFC 1035 §4.2.1). */
+export const MIN_UDP_SIZE = 512;
+/** The largest DNS message a TCP frame carries. */
+export const MAX_TCP_SIZE = 65535;
+
+/** Type names are looked up once per type number, not per query. */
+const typeNames = new Map<number, string>();
+function typeName(qtype: number): string {
+  let name = typeNames.get(qtype);
+  if (name === undefined) {
+    name = types.toString(qtype);
+    if (name.startsWith('UNKNOWN_')) name = `TYPE${qtype}`;
+    typeNames.set(qtype, name);
+  }
+  return name;
+}
+
+/**
+ * One DNS query. The header fields are read straight from the wire; {@link Request.message}
+ * decodes the whole message with dns-packet only when a plugin asks for it.
+ */
+export class Request {
+  /** Message ID. */
+  readonly id: number;
+  /** Header flag bits as received (opcode, RD, CD, AD, ...). */
+  readonly flags: number;
+  /** Question name as the client sent it (case preserved), with a trailing dot. */
+  readonly name: string;
+  /** Question name lower-cased: what zone matching and plugins compare against. */
+  readonly qname: string;
+  /** Question type number (1 = A, 28 = AAAA, ...). */
+  readonly qtype: number;
+  /** Question class number (1 = IN). */
+  readonly qclass: number;
+  /** True when the query carried an OPT record. */
+  readonly hasEdns: boolean;
+  /** Advertised EDNS UDP payload size, 0 without OPT. */
+  readonly udpSize: number;
+  /** EDNS version of the OPT record. */
+  readonly ednsVersion: number;
+  /** The DNSSEC OK bit. */
+  readonly dnssecOk: boolean;
+  /** OPT options the scrub writer echoes back (COOKIE, NSID, ...), or null. */
+  readonly ednsOptions: readonly EdnsOption[] | null;
+  /** `udp` or `tcp`. */
+  readonly transport: Transport;
+  /** Client address (IPv4 dotted or IPv6 text). */
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  /** The wire bytes of the query, for plugins that can work on them directly. */
+  readonly raw: Buffer;
+  /** Zone of the server block that received the query, lower-case with a trailing dot. */
+  zone = '.';
+  /** The listener, as CoreDNS's metrics `server` label: `dns://127.0.0.1:53`. */
+  server = '';
+  private decoded: Packet | undefined;
+
+  constructor(raw: Buffer, header: QueryHeader, transport: Transport, remoteAddress: string, remotePort: number) {
+    this.raw = raw;
+    this.id = header.id;
+    this.flags = header.flags;
+    this.name = header.name;
+    this.qname = header.name.toLowerCase();
+    this.qtype = header.qtype;
+    this.qclass = header.qclass;
+    this.hasEdns = header.hasEdns;
+    this.udpSize = header.udpSize;
+    this.ednsVersion = header.ednsVersion;
+    this.dnssecOk = header.dnssecOk;
+    this.ednsOptions = header.ednsOptions;
+    this.transport = transport;
+    this.remoteAddress = remoteAddress;
+    this.remotePort = remotePort;
+  }
+
+  /** Question type as text (`A`, `AAAA`, `TYPE65534`). */
+  get type(): string {
+    return typeName(this.qtype);
+  }
+
+  /** Question class as text (`IN`, `CH`). */
+  get class(): string {
+    return classes.toString(this.qclass);
+  }
+
+  /** `IPv4` or `IPv6`, from the client address. */
+  get family(): 'IPv4' | 'IPv6' {
+    return this.remoteAddress.includes(':') ? 'IPv6' : 'IPv4';
+  }
+
+  /** RD bit. */
+  get recursionDesired(): boolean {
+    return (this.flags & 0x0100) !== 0;
+  }
+
+  /** CD bit. */
+  get checkingDisabled(): boolean {
+    return (this.flags & 0x0010) !== 0;
+  }
+
+  /**
+   * The largest reply the client accepts: 65535 over TCP, otherwise max(512, advertised size)
+   * (spec 2.5; no 1232 cap unless a plugin lowers it).
+   */
+  get maxResponseSize(): number {
+    if (this.transport === 'tcp') return MAX_TCP_SIZE;
+    return this.udpSize > MIN_UDP_SIZE ? this.udpSize : MIN_UDP_SIZE;
+  }
+
+  /** The whole query decoded by dns-packet, on first use. The listener validated it already. */
+  get message(): Packet {
+    this.decoded ??= dnsPacket.decode(this.raw);
+    return this.decoded;
+  }
+}

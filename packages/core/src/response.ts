@@ -1,0 +1,195 @@
+/**
+ * Writing replies. The listener hands the chain a writer that scrubs (spec 2.5): it echoes EDNS
+ * only to clients that sent it, and cuts replies to the client's size limit with TC set.
+ * Plugins that need to see the reply on its way out wrap the writer in a {@link Recorder}.
+ */
+import dnsPacket from 'dns-packet';
+import type { Answer, OptAnswer, Packet, Question } from 'dns-packet';
+
+/** dns-packet's per-record codecs, which its type declarations leave out. */
+const codec = dnsPacket as unknown as {
+  question: { encodingLength(q: Question): number };
+  answer: { encodingLength(rr: Answer): number };
+};
+import type { Request } from './request.js';
+
+/** Flag bits of the DNS header as dns-packet's `flags` field holds them. */
+export const Flags = {
+  QR: 0x8000,
+  AA: 0x0400,
+  TC: 0x0200,
+  RD: 0x0100,
+  RA: 0x0080,
+  AD: 0x0020,
+  CD: 0x0010,
+} as const;
+
+/** Where a handler sends its reply. Write at most once per query. */
+export interface ResponseWriter {
+  /** Encodes, scrubs and sends `msg`; returns the number of bytes sent. */
+  write(msg: Packet): number;
+  /**
+   * Sends an already encoded reply (a cache hit). The bytes are sent as they are when they fit
+   * the client's limit; otherwise they are decoded and truncated like {@link write}.
+   */
+  writeWire(wire: Buffer): number;
+}
+
+/** The header of a reply to `req`, with no records yet: CoreDNS's `SetReply`. */
+export function replyTo(req: Request, rcode = 0): Packet & { flags: number; questions: NonNullable<Packet['questions']> } {
+  return {
+    type: 'response',
+    id: req.id,
+    // Opcode, RD and CD are copied from the query (RFC 1035 §4.1.1, RFC 4035 §3.1.6).
+    flags: (req.flags & (0x7800 | Flags.RD | Flags.CD)) | (rcode & 0xf),
+    questions: [{ name: req.name, type: req.type as never, class: req.class as never }],
+    answers: [],
+    authorities: [],
+    additionals: [],
+  };
+}
+
+/** The rcode in an encoded message's header. */
+export function wireRcode(wire: Uint8Array): number {
+  return (wire[3] ?? 0) & 0x0f;
+}
+
+/** The rcode of a message object (the low four bits; OPT extends it). */
+export function packetRcode(msg: Packet): number {
+  return (msg.flags ?? 0) & 0x0f;
+}
+
+/**
+ * Applies the scrub of spec 2.5 to `msg` and encodes it for `req`:
+ * 1. EDNS: only when the query had OPT; the reply's OPT echoes the client's size and DO bit,
+ *    version 0, or the query's own OPT is reused with its echoable options.
+ * 2. Size: if the encoding is over the client's limit, whole records are kept in order (answer,
+ *    authority, additional; OPT always) while they fit, and TC is set.
+ * dns-packet does not compress names, so a reply is cut earlier than CoreDNS would cut it.
+ */
+export function encodeReply(req: Request, msg: Packet): Buffer {
+  if (req.hasEdns) applyEdns(req, msg);
+  const wire = dnsPacket.encode(msg);
+  const limit = req.maxResponseSize;
+  return wire.length <= limit ? wire : truncate(msg, limit);
+}
+
+function applyEdns(req: Request, msg: Packet): void {
+  const additionals = (msg.additionals ??= []);
+  const flagsDo = req.dnssecOk ? 0x8000 : 0;
+  for (const rr of additionals) {
+    if (rr.type === 'OPT') {
+      const opt = rr as OptAnswer;
+      opt.name = '.';
+      opt.udpPayloadSize = req.udpSize;
+      opt.ednsVersion = 0;
+      opt.flags = (opt.flags ?? 0) | flagsDo;
+      return;
+    }
+  }
+  const opt: OptAnswer = {
+    type: 'OPT',
+    name: '.',
+    udpPayloadSize: req.udpSize,
+    extendedRcode: 0,
+    ednsVersion: 0,
+    flags: flagsDo,
+    flag_do: req.dnssecOk,
+    options: (req.ednsOptions ?? []) as unknown as OptAnswer['options'],
+  };
+  additionals.push(opt);
+}
+
+function truncate(msg: Packet, limit: number): Buffer {
+  const questions = msg.questions ?? [];
+  let size = 12;
+  for (const q of questions) size += codec.question.encodingLength(q);
+  const additionals = msg.additionals ?? [];
+  const opt = additionals.find((rr) => rr.type === 'OPT');
+  if (opt) size += codec.answer.encodingLength(opt);
+  let dropped = false;
+  const keep = (section: Answer[] | undefined, skipOpt: boolean): Answer[] => {
+    const kept: Answer[] = [];
+    for (const rr of section ?? []) {
+      if (skipOpt && rr.type === 'OPT') continue;
+      const length = dropped ? 0 : codec.answer.encodingLength(rr);
+      if (dropped || size + length > limit) {
+        dropped = true;
+        continue;
+      }
+      size += length;
+      kept.push(rr);
+    }
+    return kept;
+  };
+  const answers = keep(msg.answers, false);
+  const authorities = keep(msg.authorities, false);
+  const extra = keep(additionals, true);
+  if (opt) extra.push(opt);
+  return dnsPacket.encode({
+    ...msg,
+    flags: (msg.flags ?? 0) | (dropped ? Flags.TC : 0),
+    answers,
+    authorities,
+    additionals: extra,
+  });
+}
+
+/**
+ * Wraps a writer and remembers what went through it, for plugins on the return path
+ * (log, prometheus, cache, errors). Create one per query in `serveDNS`.
+ */
+export class Recorder implements ResponseWriter {
+  /** Rcode of the last reply written, or -1 when nothing was written. */
+  rcode = -1;
+  /** Bytes sent, summed over everything written. */
+  size = 0;
+  /** The last message written as an object (undefined for wire writes). */
+  msg: Packet | undefined = undefined;
+  /** The last message written as wire bytes (undefined for object writes). */
+  wire: Buffer | undefined = undefined;
+
+  constructor(readonly inner: ResponseWriter) {}
+
+  /** True once a reply went out through this recorder. */
+  get written(): boolean {
+    return this.rcode >= 0;
+  }
+
+  write(msg: Packet): number {
+    this.msg = msg;
+    this.wire = undefined;
+    this.rcode = packetRcode(msg);
+    const sent = this.inner.write(msg);
+    this.size += sent;
+    return sent;
+  }
+
+  writeWire(wire: Buffer): number {
+    this.wire = wire;
+    this.msg = undefined;
+    this.rcode = wireRcode(wire);
+    const sent = this.inner.writeWire(wire);
+    this.size += sent;
+    return sent;
+  }
+}
+
+/**
+ * A writer that keeps the reply instead of sending it: for lookups a plugin makes on its own
+ * behalf (prefetch, stale refresh), CoreDNS's non-writer.
+ */
+export class CapturingWriter implements ResponseWriter {
+  msg: Packet | undefined = undefined;
+  wire: Buffer | undefined = undefined;
+
+  write(msg: Packet): number {
+    this.msg = msg;
+    return 0;
+  }
+
+  writeWire(wire: Buffer): number {
+    this.wire = wire;
+    return 0;
+  }
+}

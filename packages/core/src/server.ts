@@ -1,0 +1,216 @@
+/**
+ * The running process: loads a Corefile into an {@link Instance}, opens its listeners, and
+ * handles reloads and shutdown with CoreDNS's hook order (spec 2.8). Listeners outlive reloads:
+ * a reload swaps each listener's route table in one assignment, so no query is dropped.
+ */
+import { Registry } from 'prom-client';
+import { buildInstance } from './instance.js';
+import type { BuildContext, CorefileSource, DirectiveEntry, Instance } from './instance.js';
+import { createLogger } from './logger.js';
+import type { Logger } from './logger.js';
+import { Listener } from './listener.js';
+import type { ListenerEvents } from './listener.js';
+import { RouteTable } from './routes.js';
+
+/** Options for {@link Server}. */
+export interface ServerOptions {
+  /** The directive list: which plugins exist and in which order they run. */
+  readonly directives: readonly DirectiveEntry[];
+  /** Reads the Corefile; called at start and on every reload. */
+  readonly loadCorefile: () => CorefileSource | Promise<CorefileSource>;
+  /** Port for keys without one (default 53). */
+  readonly dnsPort?: number;
+  /** Log sink; stdout by default. */
+  readonly logger?: Logger;
+  /** Metrics registry; a new one by default. */
+  readonly registry?: Registry;
+  /** Environment for `{$VAR}` substitution (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Called for every recovered panic (the prometheus plugin counts them). */
+  readonly events?: ListenerEvents;
+}
+
+/** One listening address of the running configuration. */
+export interface ListenerInfo {
+  readonly host: string;
+  readonly port: number;
+  readonly zones: string[];
+  /** The metrics `server` label, `dns://:53`. */
+  readonly server: string;
+}
+
+/**
+ * A Foghorn DNS server. `start()` loads and serves the Corefile, `reload()` replaces it (the old
+ * configuration keeps serving if the new one fails), `stop()` shuts down gracefully.
+ */
+export class Server {
+  readonly registry: Registry;
+  readonly logger: Logger;
+  private instance: Instance | undefined;
+  private readonly listeners = new Map<string, Listener>();
+  private readonly shared = new Map<string, unknown>();
+  private reloading: Promise<boolean> = Promise.resolve(true);
+  private stopped = false;
+
+  constructor(private readonly options: ServerOptions) {
+    this.registry = options.registry ?? new Registry();
+    this.logger = options.logger ?? createLogger();
+  }
+
+  /** The listeners now open, with their actual ports. */
+  get addresses(): ListenerInfo[] {
+    return [...this.listeners.values()].map((l) => ({ host: l.host, port: l.port, zones: l.routes.zones, server: l.server }));
+  }
+
+  /** The Corefile being served. */
+  get corefile(): CorefileSource | undefined {
+    return this.instance?.source;
+  }
+
+  /** Loads the Corefile, runs the startup hooks and opens the listeners. */
+  async start(): Promise<void> {
+    const source = await this.options.loadCorefile();
+    const instance = await buildInstance(source, this.context(false));
+    const hookErrors = await instance.runHooks('startup');
+    if (hookErrors.length > 0) {
+      await instance.runHooks('shutdown');
+      throw hookErrors[0]!;
+    }
+    try {
+      await this.activate(instance);
+    } catch (error) {
+      await this.closeListeners();
+      await instance.runHooks('shutdown');
+      throw error;
+    }
+    this.instance = instance;
+  }
+
+  /**
+   * Reloads the Corefile (SIGUSR1 and the *reload* plugin). Resolves true when the new one serves,
+   * false when it failed and the old one keeps serving; the error is logged either way.
+   */
+  reload(): Promise<boolean> {
+    this.reloading = this.reloading.then(() => this.reloadOnce());
+    return this.reloading;
+  }
+
+  private async reloadOnce(): Promise<boolean> {
+    const old = this.instance;
+    if (!old || this.stopped) return false;
+    this.logger.info('Reloading');
+    let next: Instance;
+    try {
+      // Parse and set up first: a broken Corefile never touches the running configuration.
+      next = await buildInstance(await this.options.loadCorefile(), this.context(false));
+    } catch (error) {
+      this.logger.error(`Restart failed: ${describe(error)}`);
+      return false;
+    }
+    await old.runHooks('restart');
+    const startErrors = await next.runHooks('startup');
+    try {
+      if (startErrors.length > 0) throw startErrors[0]!;
+      await this.activate(next);
+    } catch (error) {
+      await next.runHooks('shutdown');
+      await old.runHooks('restartFailed');
+      this.logger.error(`Restart failed: ${describe(error)}`);
+      return false;
+    }
+    this.instance = next;
+    await old.runHooks('shutdown');
+    this.logger.info('Reloading complete');
+    return true;
+  }
+
+  /**
+   * Stops: shutdown hooks (ready closes first, health waits its lameduck while DNS still
+   * answers), final-shutdown hooks, then the listeners. Returns the hook errors.
+   */
+  async stop(options: { graceful?: boolean } = {}): Promise<Error[]> {
+    if (this.stopped) return [];
+    this.stopped = true;
+    await this.reloading;
+    const instance = this.instance;
+    const errors: Error[] = [];
+    if (instance) {
+      errors.push(...(await instance.runHooks('shutdown')));
+      errors.push(...(await instance.runHooks('finalShutdown')));
+    }
+    await this.closeListeners(options.graceful === false ? 0 : undefined);
+    return errors;
+  }
+
+  /**
+   * Opens missing listeners, swaps routes on kept ones, closes the ones no longer used. Listeners
+   * are keyed by their configured address, so a port-0 listener keeps its port across reloads.
+   */
+  private async activate(instance: Instance): Promise<void> {
+    const wanted = new Map(instance.addresses.map((plan) => [`${plan.host}|${plan.port}`, plan]));
+    const opened = new Map<string, Listener>();
+    try {
+      for (const [key, plan] of wanted) {
+        if (this.listeners.has(key)) continue;
+        const listener = new Listener({ host: plan.host, port: plan.port, logger: this.logger, ...(this.options.events ? { events: this.options.events } : {}) });
+        await listener.listen();
+        opened.set(key, listener);
+      }
+    } catch (error) {
+      await Promise.all([...opened.values()].map((listener) => listener.close(0)));
+      throw error;
+    }
+    for (const [key, listener] of opened) this.listeners.set(key, listener);
+    for (const [key, plan] of wanted) {
+      const listener = this.listeners.get(key)!;
+      listener.acceptAnyClass = plan.acceptAnyClass;
+      listener.routes = new RouteTable(plan.routes);
+    }
+    const unused = [...this.listeners].filter(([key]) => !wanted.has(key));
+    for (const [key] of unused) this.listeners.delete(key);
+    await Promise.all(unused.map(([, listener]) => listener.close()));
+  }
+
+  private async closeListeners(graceMs?: number): Promise<void> {
+    const all = [...this.listeners.values()];
+    this.listeners.clear();
+    await Promise.all(all.map((listener) => listener.close(graceMs)));
+  }
+
+  private context(validating: boolean): BuildContext {
+    return {
+      directives: this.options.directives,
+      dnsPort: this.options.dnsPort ?? 53,
+      registry: this.registry,
+      logger: this.logger,
+      validating,
+      shared: this.shared,
+      requestReload: () => void this.reload(),
+      ...(this.options.env ? { env: this.options.env } : {}),
+    };
+  }
+}
+
+/**
+ * Parses the Corefile and runs every plugin's setup without starting anything (`-validate`).
+ * Throws the first error, with file:line:column.
+ */
+export async function validateCorefile(
+  source: CorefileSource,
+  options: { directives: readonly DirectiveEntry[]; dnsPort?: number; logger?: Logger; env?: Readonly<Record<string, string | undefined>> },
+): Promise<void> {
+  await buildInstance(source, {
+    directives: options.directives,
+    dnsPort: options.dnsPort ?? 53,
+    registry: new Registry(),
+    logger: options.logger ?? createLogger(),
+    validating: true,
+    shared: new Map(),
+    requestReload: () => undefined,
+    ...(options.env ? { env: options.env } : {}),
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,258 @@
+/**
+ * Reading a query straight from its wire bytes.
+ *
+ * Why not `dns-packet.decode`: it builds objects for every section and throws on bad input, and
+ * the hot path needs only the header, the one question and the OPT record. This reader does the
+ * accept checks of miekg/dns (CoreDNS's server library, spec 2.3) in one pass with no allocation
+ * beyond the question name string. The full message is decoded lazily, only if a plugin asks.
+ */
+
+/** EDNS(0) option as dns-packet encodes it. */
+export interface EdnsOption {
+  readonly code: number;
+  readonly data: Buffer;
+}
+
+/** What {@link readQuery} learned, or why the query must be refused. */
+export interface QueryHeader {
+  id: number;
+  /** The 16 flag bits of the header (QR, opcode, AA, TC, RD, RA, Z, AD, CD, rcode). */
+  flags: number;
+  opcode: number;
+  /** Question name as sent, in presentation form with a trailing dot. */
+  name: string;
+  qtype: number;
+  qclass: number;
+  /** Byte offset just past the question. */
+  questionEnd: number;
+  /** True when an OPT record was present. */
+  hasEdns: boolean;
+  /** Advertised UDP payload size from OPT (0 without OPT). */
+  udpSize: number;
+  ednsVersion: number;
+  /** DO bit of the OPT TTL field. */
+  dnssecOk: boolean;
+  /** OPT options worth echoing (RFC 6891); filtered by the scrub writer. */
+  ednsOptions: EdnsOption[] | null;
+}
+
+/** Result of the accept filter. */
+export const enum Verdict {
+  /** A well-formed query. */
+  Accept = 0,
+  /** Drop silently: a response, or not even a header. */
+  Drop = 1,
+  /** Answer FORMERR with an empty message. */
+  FormErr = 2,
+  /** Answer NOTIMP: an opcode other than QUERY or NOTIFY. */
+  NotImp = 3,
+}
+
+const QR = 0x8000;
+const OPCODE_QUERY = 0;
+const OPCODE_NOTIFY = 4;
+const TYPE_OPT = 41;
+const MAX_NAME_LENGTH = 255;
+
+/** Scratch result reused between calls on one listener: the caller copies what it keeps. */
+export function emptyHeader(): QueryHeader {
+  return {
+    id: 0,
+    flags: 0,
+    opcode: 0,
+    name: '.',
+    qtype: 0,
+    qclass: 0,
+    questionEnd: 12,
+    hasEdns: false,
+    udpSize: 0,
+    ednsVersion: 0,
+    dnssecOk: false,
+    ednsOptions: null,
+  };
+}
+
+/**
+ * Reads a query into `out` and returns the accept verdict (spec 2.3): responses are dropped;
+ * opcodes other than QUERY/NOTIFY get NOTIMP; QDCOUNT ≠ 1, ANCOUNT > 1, NSCOUNT > 1 or
+ * ARCOUNT > 2 get FORMERR; so does anything that does not parse once the header is readable.
+ */
+export function readQuery(buf: Uint8Array, out: QueryHeader): Verdict {
+  if (buf.length < 12) return Verdict.Drop;
+  const flags = (buf[2]! << 8) | buf[3]!;
+  out.id = (buf[0]! << 8) | buf[1]!;
+  out.flags = flags;
+  out.opcode = (flags >> 11) & 0xf;
+  out.hasEdns = false;
+  out.udpSize = 0;
+  out.ednsVersion = 0;
+  out.dnssecOk = false;
+  out.ednsOptions = null;
+  if ((flags & QR) !== 0) return Verdict.Drop;
+  if (out.opcode !== OPCODE_QUERY && out.opcode !== OPCODE_NOTIFY) {
+    // The question is copied into the NOTIMP reply when it can be read.
+    readQuestion(buf, out);
+    return Verdict.NotImp;
+  }
+  const qdcount = (buf[4]! << 8) | buf[5]!;
+  const ancount = (buf[6]! << 8) | buf[7]!;
+  const nscount = (buf[8]! << 8) | buf[9]!;
+  const arcount = (buf[10]! << 8) | buf[11]!;
+  if (qdcount !== 1 || ancount > 1 || nscount > 1 || arcount > 2) return Verdict.FormErr;
+  if (!readQuestion(buf, out)) return Verdict.FormErr;
+  let offset = out.questionEnd;
+  for (let i = 0; i < ancount + nscount; i++) {
+    offset = skipRecord(buf, offset);
+    if (offset < 0) return Verdict.FormErr;
+  }
+  for (let i = 0; i < arcount; i++) {
+    const nameEnd = skipName(buf, offset);
+    if (nameEnd < 0 || nameEnd + 10 > buf.length) return Verdict.FormErr;
+    const type = (buf[nameEnd]! << 8) | buf[nameEnd + 1]!;
+    const rdlength = (buf[nameEnd + 8]! << 8) | buf[nameEnd + 9]!;
+    const rdata = nameEnd + 10;
+    if (rdata + rdlength > buf.length) return Verdict.FormErr;
+    if (type === TYPE_OPT) {
+      // RFC 6891 §6.1.1: more than one OPT makes the message malformed.
+      if (out.hasEdns) return Verdict.FormErr;
+      out.hasEdns = true;
+      out.udpSize = (buf[nameEnd + 2]! << 8) | buf[nameEnd + 3]!;
+      out.ednsVersion = buf[nameEnd + 5]!;
+      out.dnssecOk = (buf[nameEnd + 6]! & 0x80) !== 0;
+      if (rdlength > 0 && !readOptions(buf, rdata, rdata + rdlength, out)) return Verdict.FormErr;
+    }
+    offset = rdata + rdlength;
+  }
+  return Verdict.Accept;
+}
+
+function readQuestion(buf: Uint8Array, out: QueryHeader): boolean {
+  const qdcount = (buf[4]! << 8) | buf[5]!;
+  if (qdcount < 1) return false;
+  const name = readName(buf, 12);
+  if (name === null) return false;
+  const end = nameEndOffset;
+  if (end + 4 > buf.length) return false;
+  out.name = name;
+  out.qtype = (buf[end]! << 8) | buf[end + 1]!;
+  out.qclass = (buf[end + 2]! << 8) | buf[end + 3]!;
+  out.questionEnd = end + 4;
+  return true;
+}
+
+/** Offset just past the name read by the last {@link readName} call (avoids a result object). */
+let nameEndOffset = 0;
+
+/**
+ * Reads a possibly compressed name in presentation form. Returns null for a malformed name:
+ * a pointer loop or forward pointer, a reserved label type, running past the end, or more than
+ * 255 octets.
+ */
+export function readName(buf: Uint8Array, start: number): string | null {
+  let offset = start;
+  let end = -1;
+  let name = '';
+  let wireLength = 1;
+  // A pointer must point strictly backwards, so following at most length/2 pointers is enough
+  // to detect every loop.
+  let jumps = 0;
+  for (;;) {
+    if (offset >= buf.length) return null;
+    const length = buf[offset]!;
+    if (length === 0) {
+      offset += 1;
+      break;
+    }
+    const kind = length & 0xc0;
+    if (kind === 0xc0) {
+      if (offset + 1 >= buf.length) return null;
+      const target = ((length & 0x3f) << 8) | buf[offset + 1]!;
+      if (end < 0) end = offset + 2;
+      if (target >= offset || ++jumps > 127) return null;
+      offset = target;
+      continue;
+    }
+    if (kind !== 0) return null;
+    if (offset + 1 + length > buf.length) return null;
+    wireLength += length + 1;
+    if (wireLength > MAX_NAME_LENGTH) return null;
+    name += labelText(buf, offset + 1, offset + 1 + length) + '.';
+    offset += 1 + length;
+  }
+  nameEndOffset = end < 0 ? offset : end;
+  return name === '' ? '.' : name;
+}
+
+/** Label bytes as text; `.`, `\` and non-printable bytes are escaped as in zone files. */
+function labelText(buf: Uint8Array, from: number, to: number): string {
+  let plain = true;
+  for (let i = from; i < to; i++) {
+    const c = buf[i]!;
+    if (c <= 0x20 || c >= 0x7f || c === 0x2e || c === 0x5c) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return latin1(buf, from, to);
+  let text = '';
+  for (let i = from; i < to; i++) {
+    const c = buf[i]!;
+    if (c === 0x2e || c === 0x5c) text += '\\' + String.fromCharCode(c);
+    else if (c <= 0x20 || c >= 0x7f) text += '\\' + String(c).padStart(3, '0');
+    else text += String.fromCharCode(c);
+  }
+  return text;
+}
+
+function latin1(buf: Uint8Array, from: number, to: number): string {
+  return Buffer.prototype.latin1Slice.call(buf, from, to) as string;
+}
+
+function skipName(buf: Uint8Array, start: number): number {
+  let offset = start;
+  for (;;) {
+    if (offset >= buf.length) return -1;
+    const length = buf[offset]!;
+    if (length === 0) return offset + 1;
+    if ((length & 0xc0) === 0xc0) return offset + 2 <= buf.length ? offset + 2 : -1;
+    if ((length & 0xc0) !== 0) return -1;
+    offset += 1 + length;
+  }
+}
+
+function skipRecord(buf: Uint8Array, start: number): number {
+  const nameEnd = skipName(buf, start);
+  if (nameEnd < 0 || nameEnd + 10 > buf.length) return -1;
+  const end = nameEnd + 10 + ((buf[nameEnd + 8]! << 8) | buf[nameEnd + 9]!);
+  return end <= buf.length ? end : -1;
+}
+
+/** Options the scrub writer echoes (spec 2.5): NSID, EXPIRE, COOKIE, TCP-KEEPALIVE, PADDING. */
+const echoedOptions = new Set([3, 9, 10, 11, 12]);
+
+function readOptions(buf: Uint8Array, from: number, to: number, out: QueryHeader): boolean {
+  let offset = from;
+  while (offset < to) {
+    if (offset + 4 > to) return false;
+    const code = (buf[offset]! << 8) | buf[offset + 1]!;
+    const length = (buf[offset + 2]! << 8) | buf[offset + 3]!;
+    const data = offset + 4;
+    if (data + length > to) return false;
+    if (echoedOptions.has(code)) {
+      (out.ednsOptions ??= []).push({ code, data: Buffer.from(buf.subarray(data, data + length)) });
+    }
+    offset = data + length;
+  }
+  return true;
+}
+
+/** A 12-byte reply header with no records: FORMERR and friends when nothing else is readable. */
+export function headerOnlyReply(query: Uint8Array, rcode: number): Buffer {
+  const reply = Buffer.alloc(12);
+  reply[0] = query[0] ?? 0;
+  reply[1] = query[1] ?? 0;
+  // QR set, opcode and RD copied from the query.
+  reply[2] = 0x80 | ((query[2] ?? 0) & 0x79);
+  reply[3] = rcode & 0x0f;
+  return reply;
+}

@@ -1,0 +1,75 @@
+/**
+ * The directive list: our plugin.cfg. It fixes the order of the chain; the Corefile never does.
+ *
+ * Each plugin "feels" everything listed after it and must not care about anything before it:
+ * a query enters at the top and goes down until a plugin answers. Setup-only directives (reload,
+ * bind, ready, health) are listed too, because their setups also run in this order.
+ *
+ * The order is CoreDNS v1.14.7's plugin.cfg restricted to the plugins Foghorn ships.
+ */
+import type { DirectiveEntry, PluginDefinition } from '@foghorn/core';
+
+interface Entry {
+  readonly name: string;
+  readonly packageName: string;
+  /** Why the directive sits where it does. */
+  readonly why: string;
+}
+
+const order: readonly Entry[] = [
+  { name: 'reload', packageName: '@foghorn/plugin-reload', why: 'setup-only; watches the Corefile, first so a broken reload is noticed before anything else' },
+  { name: 'bind', packageName: '@foghorn/plugin-bind', why: 'setup-only; decides the listen addresses before any listener is planned' },
+  { name: 'ready', packageName: '@foghorn/plugin-ready', why: 'setup-only; before health so /ready closes before the lameduck wait on shutdown' },
+  { name: 'health', packageName: '@foghorn/plugin-health', why: 'setup-only; its lameduck shutdown hook runs after ready closed' },
+  { name: 'prometheus', packageName: '@foghorn/plugin-prometheus', why: 'outermost handler: counts every query and reply, including errors below' },
+  { name: 'errors', packageName: '@foghorn/plugin-errors', why: 'sees the error of every plugin below it' },
+  { name: 'log', packageName: '@foghorn/plugin-log', why: 'logs the final reply of everything below, after errors so both agree on the rcode' },
+  { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
+  { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
+  { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
+  { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
+  { name: 'whoami', packageName: '@foghorn/plugin-whoami', why: 'debug answerer; never calls next, so it sits at the end' },
+];
+
+/** Directive names that are aliases of another (CoreDNS calls the prometheus plugin `metrics` too). */
+export const aliases: Readonly<Record<string, string>> = { metrics: 'prometheus' };
+
+/** The ordered list with the reason for each position, for docs and `-plugins`. */
+export const directiveOrder: readonly Entry[] = order;
+
+async function importPlugin(packageName: string): Promise<PluginDefinition> {
+  const module = (await import(packageName)) as { default?: PluginDefinition };
+  if (!module.default) throw new Error(`package ${packageName} has no default export`);
+  return module.default;
+}
+
+/**
+ * The standard directive list. A plugin's package is imported only when a Corefile uses the
+ * directive, so unused plugins cost nothing (lighthouse's Kubernetes client in particular).
+ */
+export function standardDirectives(installed: ReadonlySet<string> = installedPackages()): DirectiveEntry[] {
+  const entries: DirectiveEntry[] = [];
+  for (const entry of order) {
+    if (!installed.has(entry.packageName)) continue;
+    const load = (): Promise<PluginDefinition> => importPlugin(entry.packageName);
+    entries.push({ name: entry.name, packageName: entry.packageName, load });
+    for (const [alias, target] of Object.entries(aliases)) {
+      if (target === entry.name) entries.push({ name: alias, packageName: entry.packageName, load });
+    }
+  }
+  return entries;
+}
+
+/** The bundled plugin packages this distribution can load. */
+function installedPackages(): Set<string> {
+  const found = new Set<string>();
+  for (const entry of order) {
+    try {
+      import.meta.resolve(entry.packageName);
+      found.add(entry.packageName);
+    } catch {
+      // Not bundled yet: the directive is unknown to this build.
+    }
+  }
+  return found;
+}

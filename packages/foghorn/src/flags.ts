@@ -1,0 +1,81 @@
+/**
+ * Command-line flags with Go's `flag` syntax, as the coredns binary: `-f v`, `-f=v`, `--f`, and
+ * bare booleans. Positional arguments are an error.
+ */
+export interface CliFlags {
+  conf: string;
+  dnsPort: number | undefined;
+  pidfile: string;
+  plugins: boolean;
+  quiet: boolean;
+  version: boolean;
+  validate: boolean;
+}
+
+type FlagKind = 'string' | 'port' | 'bool';
+const flagKinds: Record<string, { kind: FlagKind; field: keyof CliFlags }> = {
+  conf: { kind: 'string', field: 'conf' },
+  'dns.port': { kind: 'port', field: 'dnsPort' },
+  p: { kind: 'port', field: 'dnsPort' },
+  pidfile: { kind: 'string', field: 'pidfile' },
+  plugins: { kind: 'bool', field: 'plugins' },
+  quiet: { kind: 'bool', field: 'quiet' },
+  version: { kind: 'bool', field: 'version' },
+  validate: { kind: 'bool', field: 'validate' },
+};
+
+/** Usage text, printed for `-h` and flag errors. */
+export const usage = `Usage of foghorn:
+  -conf string
+        Corefile to load (default "Corefile"); "stdin" reads it from standard input
+  -dns.port string
+        Default port (default "53"); alias -p
+  -pidfile string
+        File to write the process ID to
+  -plugins
+        List installed plugins in chain order
+  -quiet
+        Quiet mode (no initialization output)
+  -validate
+        Parse the Corefile and set up every plugin without serving; print OK or the error
+  -version
+        Show version`;
+
+export class FlagError extends Error {}
+
+export function parseFlags(argv: readonly string[]): CliFlags {
+  const flags: CliFlags = { conf: '', dnsPort: undefined, pidfile: '', plugins: false, quiet: false, version: false, validate: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('-') || arg === '-' ) throw new FlagError(`extra command line arguments: [${argv.slice(i).join(' ')}]`);
+    if (arg === '--') {
+      if (i + 1 < argv.length) throw new FlagError(`extra command line arguments: [${argv.slice(i + 1).join(' ')}]`);
+      break;
+    }
+    const body = arg.replace(/^--?/, '');
+    const eq = body.indexOf('=');
+    const name = eq >= 0 ? body.slice(0, eq) : body;
+    if (name === 'h' || name === 'help') throw new FlagError(usage);
+    const spec = flagKinds[name];
+    if (!spec) throw new FlagError(`flag provided but not defined: -${name}\n${usage}`);
+    if (spec.kind === 'bool') {
+      const value = eq >= 0 ? body.slice(eq + 1) : 'true';
+      if (!['true', 'false', '1', '0', 't', 'f', 'TRUE', 'FALSE', 'True', 'False'].includes(value)) {
+        throw new FlagError(`invalid boolean value "${value}" for -${name}`);
+      }
+      (flags[spec.field] as boolean) = ['true', '1', 't', 'TRUE', 'True'].includes(value);
+      continue;
+    }
+    let value: string | undefined;
+    if (eq >= 0) value = body.slice(eq + 1);
+    else value = argv[++i];
+    if (value === undefined) throw new FlagError(`flag needs an argument: -${name}\n${usage}`);
+    if (spec.kind === 'port') {
+      if (!/^\d+$/.test(value) || Number(value) > 65535) throw new FlagError(`invalid port "${value}" for -${name}: must be 0 to 65535`);
+      flags.dnsPort = Number(value);
+    } else {
+      (flags[spec.field] as string) = value;
+    }
+  }
+  return flags;
+}

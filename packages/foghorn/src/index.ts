@@ -1,0 +1,9 @@
+/**
+ * The Foghorn distribution: the standard directive list, for programs that embed the server.
+ * @module
+ */
+export { aliases, directiveOrder, standardDirectives } from './directives.js';
+export { parseFlags } from './flags.js';
+export type { CliFlags } from './flags.js';
+export { version } from './version.js';
+export { main } from './main.js';

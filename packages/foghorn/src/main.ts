@@ -1,0 +1,131 @@
+/**
+ * `foghorn`: the command-line server, flag for flag and signal for signal the coredns binary
+ * (spec 4). Fatal startup errors go to stderr, bare, with exit status 1.
+ */
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { arch, platform } from 'node:os';
+import { createLogger, defaultCorefile, Server, validateCorefile } from '@foghorn/core';
+import type { CorefileSource, DirectiveEntry } from '@foghorn/core';
+import { readCorefile } from './corefile-source.js';
+import { standardDirectives } from './directives.js';
+import { FlagError, parseFlags } from './flags.js';
+import { version } from './version.js';
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(message.endsWith('\n') ? message : message + '\n');
+  process.exit(code);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs the CLI with `argv` (without node and script). Resolves once the server is up. */
+export async function main(argv: readonly string[], directives: DirectiveEntry[] = standardDirectives()): Promise<void> {
+  let flags;
+  try {
+    flags = parseFlags(argv);
+  } catch (error) {
+    if (error instanceof FlagError) fail(error.message, 2);
+    throw error;
+  }
+  if (flags.version) {
+    process.stdout.write(banner());
+    return;
+  }
+  if (flags.plugins) {
+    for (const entry of directives) process.stdout.write(`${entry.name}\t${entry.packageName ?? ''}\t${entry.version ?? version}\n`);
+    return;
+  }
+  const dnsPort = flags.dnsPort ?? 53;
+  const logger = createLogger();
+  const load = (): CorefileSource => {
+    const found = readCorefile(flags.conf, () => readFileSync(0, 'utf8'));
+    if (found) return found;
+    logger.warning('no Corefile found (no -conf and no ./Corefile): serving the built-in default');
+    return { path: 'default Corefile', contents: defaultCorefile(dnsPort, directives) };
+  };
+
+  if (flags.validate) {
+    try {
+      await validateCorefile(load(), { directives, dnsPort, logger });
+    } catch (error) {
+      fail(describe(error));
+    }
+    process.stdout.write('OK\n');
+    return;
+  }
+
+  let server: Server;
+  try {
+    server = new Server({ directives, dnsPort, logger, loadCorefile: load });
+    await server.start();
+  } catch (error) {
+    fail(describe(error));
+  }
+  if (flags.pidfile) writeFileSync(flags.pidfile, `${process.pid}\n`, { mode: 0o644 });
+  if (!flags.quiet) process.stdout.write(zoneLines(server) + banner());
+  installSignals(server, flags.pidfile);
+}
+
+/** One line per zone per listener: `example.org.:53` or `example.org.:53 on 127.0.0.1`. */
+function zoneLines(server: Server): string {
+  let out = '';
+  for (const listener of server.addresses) {
+    for (const zone of listener.zones) out += `${zone}:${listener.port}${listener.host ? ` on ${listener.host}` : ''}\n`;
+  }
+  return out;
+}
+
+function banner(): string {
+  return `Foghorn-${version}\n${platform()}/${arch()}, node${process.versions.node}\n`;
+}
+
+function installSignals(server: Server, pidfile: string): void {
+  const log = server.logger;
+  const removePidfile = (): void => {
+    if (!pidfile) return;
+    try {
+      unlinkSync(pidfile);
+    } catch {
+      // Already gone: nothing to clean up.
+    }
+  };
+  let interrupted = false;
+  process.on('SIGINT', () => {
+    if (interrupted) {
+      log.info('SIGINT: Force quit');
+      process.exit(2);
+    }
+    interrupted = true;
+    log.info('SIGINT: Shutting down');
+    removePidfile();
+    // CoreDNS runs the hooks and exits without gracefully stopping the DNS servers.
+    void server.stop({ graceful: false }).then((errors) => process.exit(errors.length > 0 ? 4 : 0));
+  });
+  process.on('SIGTERM', () => {
+    log.info('SIGTERM: Shutting down servers then terminating');
+    void server.stop().then(
+      (errors) => {
+        removePidfile();
+        process.exit(errors.length > 0 ? 4 : 0);
+      },
+      () => {
+        removePidfile();
+        process.exit(3);
+      },
+    );
+  });
+  process.on('SIGQUIT', () => {
+    log.info('SIGQUIT: Quitting process immediately');
+    removePidfile();
+    process.exit(0);
+  });
+  process.on('SIGUSR1', () => {
+    log.info('SIGUSR1: Reloading');
+    void server.reload();
+  });
+  // CoreDNS ignores SIGHUP (only SIGUSR1 reloads); without a handler Node would exit.
+  process.on('SIGHUP', () => undefined);
+}
+

@@ -1,0 +1,190 @@
+/**
+ * Test helpers for Foghorn and its plugins: start a real server from Corefile text on loopback,
+ * send queries over real UDP and TCP sockets, capture log lines. Product code never imports this.
+ * @module
+ */
+import dgram from 'node:dgram';
+import net from 'node:net';
+import dnsPacket from 'dns-packet';
+import type { Packet, RecordType } from 'dns-packet';
+import { createLogger, Server } from '@foghorn/core';
+import type { DirectiveEntry, Logger, PluginDefinition } from '@foghorn/core';
+
+/** A logger that keeps its lines in memory. */
+export interface CapturedLog {
+  readonly logger: Logger;
+  readonly lines: string[];
+}
+
+export function captureLog(): CapturedLog {
+  const lines: string[] = [];
+  return { logger: createLogger((line) => lines.push(line)), lines };
+}
+
+/** A directive list from plugin definitions, in the order given. */
+export function directivesOf(...plugins: PluginDefinition[]): DirectiveEntry[] {
+  return plugins.map((plugin) => ({ name: plugin.name, load: () => plugin }));
+}
+
+/** A started server plus what tests need to reach it. */
+export interface TestServer {
+  readonly server: Server;
+  readonly lines: string[];
+  /** Port of the first listener (or the one serving `zone`). */
+  port(zone?: string): number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a server from Corefile text. Use port 0 in keys (`example.org:0`) with `bind 127.0.0.1`,
+ * or let `defaultPort` 0 apply to keys without a port.
+ */
+export async function startServer(
+  corefile: string,
+  options: { directives: readonly DirectiveEntry[]; env?: Record<string, string | undefined>; file?: string },
+): Promise<TestServer> {
+  const { logger, lines } = captureLog();
+  const server = new Server({
+    directives: options.directives,
+    dnsPort: 0,
+    logger,
+    loadCorefile: () => ({ path: options.file ?? 'Corefile', contents: corefile }),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  await server.start();
+  return {
+    server,
+    lines,
+    port(zone?: string): number {
+      const listener = zone === undefined ? server.addresses[0] : server.addresses.find((l) => l.zones.includes(zone));
+      if (!listener) throw new Error(`no listener${zone ? ` for ${zone}` : ''}`);
+      return listener.port;
+    },
+    async close(): Promise<void> {
+      await server.stop({ graceful: false });
+    },
+  };
+}
+
+/** Options for {@link makeQuery}. */
+export interface QueryOptions {
+  id?: number;
+  /** Adds an OPT record with this UDP size. */
+  udpSize?: number;
+  /** Sets the DO bit (implies OPT). */
+  dnssecOk?: boolean;
+  /** Header flags, RD by default. */
+  flags?: number;
+  class?: 'IN' | 'CH' | 'HS' | 'ANY';
+}
+
+/** Encodes a query for `name` and `type`. */
+export function makeQuery(name: string, type: RecordType, options: QueryOptions = {}): Buffer {
+  const packet: Packet = {
+    type: 'query',
+    id: options.id ?? Math.floor(Math.random() * 65536),
+    flags: options.flags ?? dnsPacket.RECURSION_DESIRED,
+    questions: [{ name, type, class: options.class ?? 'IN' }],
+  };
+  if (options.udpSize !== undefined || options.dnssecOk) {
+    packet.additionals = [
+      {
+        type: 'OPT',
+        name: '.',
+        udpPayloadSize: options.udpSize ?? 1232,
+        extendedRcode: 0,
+        ednsVersion: 0,
+        flags: options.dnssecOk ? dnsPacket.DNSSEC_OK : 0,
+        flag_do: options.dnssecOk ?? false,
+        options: [],
+      },
+    ];
+  }
+  return dnsPacket.encode(packet);
+}
+
+/** Where to send: `127.0.0.1` unless said otherwise. */
+export interface Target {
+  readonly port: number;
+  readonly host?: string;
+}
+
+/** Sends raw bytes over UDP and resolves with the first datagram back, or null on timeout. */
+export function udpExchange(target: Target, wire: Buffer, timeoutMs = 2000): Promise<Buffer | null> {
+  const host = target.host ?? '127.0.0.1';
+  return new Promise((resolve, reject) => {
+    const socket = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
+    const timer = setTimeout(() => {
+      socket.close();
+      resolve(null);
+    }, timeoutMs);
+    socket.once('message', (msg) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(msg);
+    });
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      socket.close();
+      reject(error);
+    });
+    socket.send(wire, target.port, host);
+  });
+}
+
+/** Sends length-framed messages over one TCP connection and resolves with the replies read. */
+export function tcpExchange(target: Target, wires: Buffer | readonly Buffer[], timeoutMs = 2000, frames?: Buffer): Promise<Buffer[]> {
+  const list = Buffer.isBuffer(wires) ? [wires] : wires;
+  return new Promise((resolve, reject) => {
+    const replies: Buffer[] = [];
+    let pending = Buffer.alloc(0);
+    const socket = net.connect(target.port, target.host ?? '127.0.0.1');
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(replies);
+    };
+    const timer = setTimeout(done, timeoutMs);
+    socket.on('connect', () => {
+      if (frames) socket.write(frames);
+      for (const wire of list) {
+        const frame = Buffer.alloc(wire.length + 2);
+        frame.writeUInt16BE(wire.length, 0);
+        wire.copy(frame, 2);
+        socket.write(frame);
+      }
+    });
+    socket.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 2 && pending.length >= pending.readUInt16BE(0) + 2) {
+        const length = pending.readUInt16BE(0);
+        replies.push(pending.subarray(2, length + 2));
+        pending = pending.subarray(length + 2);
+      }
+      if (replies.length >= list.length && !frames) done();
+    });
+    socket.on('close', done);
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
+/** Queries `name`/`type` over `transport` and decodes the reply (throws on timeout). */
+export async function query(
+  target: Target,
+  name: string,
+  type: RecordType,
+  options: QueryOptions & { transport?: 'udp' | 'tcp' } = {},
+): Promise<Packet> {
+  const wire = makeQuery(name, type, options);
+  const reply = options.transport === 'tcp' ? (await tcpExchange(target, wire))[0] : await udpExchange(target, wire);
+  if (!reply) throw new Error(`no reply to ${name} ${type} over ${options.transport ?? 'udp'}`);
+  return dnsPacket.decode(reply);
+}
+
+/** The rcode of a decoded reply as text (`NOERROR`, `REFUSED`). */
+export function rcodeOf(packet: Packet): string {
+  return (packet as Packet & { rcode?: string }).rcode ?? 'NOERROR';
+}
