@@ -91,8 +91,11 @@ export interface Controller extends Dispenser {
    * use: one metrics listener per address, one set of metric objects per registry.
    */
   shared<T>(key: string, create: () => T): T;
-  /** Asks the process to reload the Corefile (SIGUSR1's path); used by *reload*. */
-  requestReload(): void;
+  /**
+   * Asks the process to reload the Corefile (SIGUSR1's path); used by *reload*. Resolves true
+   * when the new Corefile serves, false when it failed and the old one keeps serving.
+   */
+  requestReload(): Promise<boolean>;
 }
 
 /** Where a third-party plugin asks to sit, relative to a standard directive. */

@@ -3,7 +3,7 @@
  * handles reloads and shutdown with CoreDNS's hook order (spec 2.8). Listeners outlive reloads:
  * a reload swaps each listener's route table in one assignment, so no query is dropped.
  */
-import { Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import { buildInstance } from './instance.js';
 import type { BuildContext, CorefileSource, DirectiveEntry, Instance } from './instance.js';
 import { createLogger } from './logger.js';
@@ -51,10 +51,21 @@ export class Server {
   private readonly shared = new Map<string, unknown>();
   private reloading: Promise<boolean> = Promise.resolve(true);
   private stopped = false;
+  private readonly events: ListenerEvents;
 
   constructor(private readonly options: ServerOptions) {
     this.registry = options.registry ?? new Registry();
     this.logger = options.logger ?? createLogger();
+    // CoreDNS counts recovered panics whether or not the prometheus plugin is used.
+    const panics =
+      (this.registry.getSingleMetric('coredns_panics_total') as Counter | undefined) ??
+      new Counter({ name: 'coredns_panics_total', help: 'A metrics that counts the number of panics.', registers: [this.registry] });
+    this.events = {
+      panic: (server, error) => {
+        panics.inc();
+        options.events?.panic(server, error);
+      },
+    };
   }
 
   /** The listeners now open, with their actual ports. */
@@ -152,7 +163,7 @@ export class Server {
     try {
       for (const [key, plan] of wanted) {
         if (this.listeners.has(key)) continue;
-        const listener = new Listener({ host: plan.host, port: plan.port, logger: this.logger, ...(this.options.events ? { events: this.options.events } : {}) });
+        const listener = new Listener({ host: plan.host, port: plan.port, logger: this.logger, events: this.events });
         await listener.listen();
         opened.set(key, listener);
       }
@@ -185,7 +196,7 @@ export class Server {
       logger: this.logger,
       validating,
       shared: this.shared,
-      requestReload: () => void this.reload(),
+      requestReload: () => this.reload(),
       ...(this.options.env ? { env: this.options.env } : {}),
     };
   }
@@ -206,7 +217,7 @@ export async function validateCorefile(
     logger: options.logger ?? createLogger(),
     validating: true,
     shared: new Map(),
-    requestReload: () => undefined,
+    requestReload: () => Promise.resolve(false),
     ...(options.env ? { env: options.env } : {}),
   });
 }
