@@ -66,6 +66,14 @@ export async function startServer(
   };
 }
 
+/** A decoded reply with the header fields dns-packet adds on decode. */
+export type Reply = Packet & { flag_aa: boolean; flag_tc: boolean; flag_rd: boolean; flag_ra: boolean; flag_ad: boolean; flag_cd: boolean; rcode: string };
+
+/** Decodes a reply (throws on malformed bytes, which a test should treat as a failure). */
+export function decodeReply(wire: Buffer): Reply {
+  return dnsPacket.decode(wire) as unknown as Reply;
+}
+
 /** Options for {@link makeQuery}. */
 export interface QueryOptions {
   id?: number;
@@ -177,11 +185,11 @@ export async function query(
   name: string,
   type: RecordType,
   options: QueryOptions & { transport?: 'udp' | 'tcp' } = {},
-): Promise<Packet> {
+): Promise<Reply> {
   const wire = makeQuery(name, type, options);
   const reply = options.transport === 'tcp' ? (await tcpExchange(target, wire))[0] : await udpExchange(target, wire);
   if (!reply) throw new Error(`no reply to ${name} ${type} over ${options.transport ?? 'udp'}`);
-  return dnsPacket.decode(reply);
+  return decodeReply(reply);
 }
 
 /** The rcode of a decoded reply as text (`NOERROR`, `REFUSED`). */
