@@ -57,19 +57,22 @@ export class Dispenser {
     return false;
   }
 
-  /**
-   * Loads the next token only if it is on the same line as the current one (same file, and
-   * `line + newlines` of the current token equals the next token's line). A `{` is loaded too;
-   * {@link remainingArgs} is the verb that stops at it.
-   */
-  nextArg(): boolean {
-    if (this.cursor < 0) {
-      this.cursor++;
-      return true;
-    }
+  /** True when the token after the current one exists and is on the same line (CoreDNS's rule). */
+  private nextIsOnSameLine(): boolean {
     const cur = this.tokens[this.cursor];
     const nxt = this.tokens[this.cursor + 1];
-    if (cur !== undefined && nxt !== undefined && cur.file === nxt.file && cur.line + cur.newlines === nxt.line) {
+    return cur !== undefined && nxt !== undefined && cur.file === nxt.file && cur.line + cur.newlines === nxt.line;
+  }
+
+  /**
+   * Loads the next token only if it is an argument: on the same line as the current one (same
+   * file, and `line + newlines` of the current token equals the next token's line) and not `{`.
+   * Unlike caddy's `NextArg`, a `{` is never loaded as an argument: {@link nextBlock} enters it.
+   * A `}` on the same line is loaded (CoreDNS's `log { class denial }` quirk).
+   */
+  nextArg(): boolean {
+    if (this.cursor < 0) return this.next();
+    if (this.nextIsOnSameLine() && this.tokens[this.cursor + 1]?.text !== '{') {
       this.cursor++;
       return true;
     }
@@ -110,11 +113,9 @@ export class Dispenser {
       }
       return true;
     }
-    if (!this.nextArg()) return false; // the block must open on the same line
-    if (this.val() !== '{') {
-      this.cursor--;
-      return false;
-    }
+    // The block must open on the same line.
+    if (!this.nextIsOnSameLine() || this.tokens[this.cursor + 1]?.text !== '{') return false;
+    this.cursor++;
     if (!this.next()) return false;
     if (this.val() === '}') return false; // `{ }`: opened and closed at once
     this.depth++;
@@ -161,13 +162,7 @@ export class Dispenser {
   /** {@link remainingArgs} with positions. */
   remainingArgTokens(): Token[] {
     const tokens: Token[] = [];
-    while (this.nextArg()) {
-      if (this.val() === '{') {
-        this.cursor--;
-        break;
-      }
-      tokens.push(this.token());
-    }
+    while (this.nextArg()) tokens.push(this.token());
     return tokens;
   }
 
@@ -178,11 +173,16 @@ export class Dispenser {
 
   /**
    * Another argument was expected: `Wrong argument count or unexpected line ending after 'X'`
-   * (X the current token), or `Unexpected token '{', expecting argument` when the current token
-   * is `{`.
+   * at the current token X, or `Unexpected token '{', expecting argument` at the `{` when the
+   * current token is `{` or the next token on this line is (where CoreDNS, whose `NextArg` loads
+   * `{`, would stand on it).
    */
   argError(): CorefileError {
     if (this.val() === '{') return this.error("Unexpected token '{', expecting argument");
+    const nxt = this.tokens[this.cursor + 1];
+    if (this.cursor >= 0 && nxt?.text === '{' && this.nextIsOnSameLine()) {
+      return errorAt(nxt, "Unexpected token '{', expecting argument");
+    }
     return this.error(`Wrong argument count or unexpected line ending after '${this.val()}'`);
   }
 

@@ -22,14 +22,20 @@ export const maxSnippetExpansions = 10_000;
 export const maxFileExpansions = 100_000;
 
 /** A token while parsing: mutable text (substituted in place, as CoreDNS does) and its import chain. */
-interface ParseToken {
-  text: string;
-  readonly file: string;
-  readonly line: number;
-  readonly column: number;
-  newlines: number;
-  /** Absolute paths of the files whose imports led to this token, its own file last. */
-  readonly chain: readonly string[];
+class ParseToken {
+  constructor(
+    public text: string,
+    readonly file: string,
+    readonly line: number,
+    readonly column: number,
+    public newlines: number,
+    /** Absolute paths of the files whose imports led to this token, its own file last. */
+    readonly chain: readonly string[],
+  ) {}
+
+  static from(t: Token, chain: readonly string[]): ParseToken {
+    return new ParseToken(t.text, t.file, t.line, t.column, t.newlines, chain);
+  }
 }
 
 function publicToken(t: ParseToken, text: string): Token {
@@ -64,6 +70,10 @@ class Parser {
   private fileExpansions = 0;
   /** Lexed files, by absolute path: a file imported many times is read once per parse. */
   private readonly fileCache = new Map<string, Token[]>();
+  /** Glob results by pattern, for the same reason: one parse sees one state of the disk. */
+  private readonly globCache = new Map<string, string[]>();
+  /** Path arithmetic results (resolve, join) by input: 100,000 imports make it count. */
+  private readonly joinCache = new Map<string, string>();
   private readonly env: Env;
 
   constructor(
@@ -73,7 +83,7 @@ class Parser {
   ) {
     this.env = options.env ?? process.env;
     const chain = [resolve(filename)];
-    this.tokens = tokenize(text, filename).map((t) => ({ ...t, chain }));
+    this.tokens = tokenize(text, filename).map((t) => ParseToken.from(t, chain));
   }
 
   // ---- cursor moves, as in CoreDNS's Dispenser --------------------------------------------
@@ -299,7 +309,7 @@ class Parser {
       }
       this.snippetExpansions++;
       // Snippet tokens keep the place they were defined; they join the chain of the place of use.
-      imported = snippet.map((t) => ({ ...t, chain: at.chain }));
+      imported = snippet.map((t) => ParseToken.from(t, at.chain));
     } else {
       if (this.fileExpansions >= maxFileExpansions) {
         // CoreDNS prints the snippet limit here too.
@@ -307,10 +317,7 @@ class Parser {
       }
       this.fileExpansions++;
       // Relative to the file holding the import token, not the working directory.
-      let globPattern = isAbsolute(pattern) ? pattern : join(dirname(resolve(at.file)), pattern);
-      if (!isAbsolute(pattern) && globPattern.length > 1 && globPattern.endsWith(sep)) {
-        globPattern = globPattern.slice(0, -1);
-      }
+      const globPattern = this.globPatternFor(pattern, at.file);
       if (
         count(globPattern, '*') > 1 ||
         count(globPattern, '?') > 1 ||
@@ -318,12 +325,15 @@ class Parser {
       ) {
         throw this.err(`Glob pattern may only contain one wildcard (*), but has others: ${globPattern}`);
       }
-      let matches: string[];
-      try {
-        matches = glob(globPattern);
-      } catch (error) {
-        if (!(error instanceof BadPatternError)) throw error;
-        throw this.err(`Failed to use import pattern ${pattern}: ${badPatternMessage}`);
+      let matches = this.globCache.get(globPattern);
+      if (matches === undefined) {
+        try {
+          matches = glob(globPattern);
+        } catch (error) {
+          if (!(error instanceof BadPatternError)) throw error;
+          throw this.err(`Failed to use import pattern ${pattern}: ${badPatternMessage}`);
+        }
+        this.globCache.set(globPattern, matches);
       }
       if (matches.length === 0) {
         if (/[*?[\]]/.test(globPattern)) {
@@ -337,12 +347,33 @@ class Parser {
 
     // Splice the imported tokens in place of `import PATTERN`.
     const start = this.cursor - 1;
-    this.tokens = this.tokens.slice(0, start).concat(imported, this.tokens.slice(this.cursor + 1));
+    if (imported.length <= 10_000) {
+      this.tokens.splice(start, 2, ...imported); // in place: cheap when imports are many and small
+    } else {
+      this.tokens = this.tokens.slice(0, start).concat(imported, this.tokens.slice(this.cursor + 1));
+    }
     this.cursor = start;
   }
 
+  /** The pattern as CoreDNS globs it: joined to the importing file's directory unless absolute. */
+  private globPatternFor(pattern: string, file: string): string {
+    if (isAbsolute(pattern)) return pattern;
+    const key = `${file}\0${pattern}`;
+    let joined = this.joinCache.get(key);
+    if (joined === undefined) {
+      joined = join(dirname(resolve(file)), pattern);
+      if (joined.length > 1 && joined.endsWith(sep)) joined = joined.slice(0, -1); // Go's Clean
+      this.joinCache.set(key, joined);
+    }
+    return joined;
+  }
+
   private importFile(file: string, at: ParseToken): ParseToken[] {
-    const absolute = resolve(file);
+    let absolute = this.joinCache.get(file);
+    if (absolute === undefined) {
+      absolute = resolve(file);
+      this.joinCache.set(file, absolute);
+    }
     if (at.chain.includes(absolute)) {
       throw this.err(`Import cycle detected: ${[...at.chain, absolute].join(' -> ')}`);
     }
@@ -362,7 +393,7 @@ class Parser {
       this.fileCache.set(absolute, lexed);
     }
     const chain = [...at.chain, absolute];
-    return lexed.map((t) => ({ ...t, chain }));
+    return lexed.map((t) => ParseToken.from(t, chain));
   }
 
   private warn(message: string): void {
@@ -372,7 +403,9 @@ class Parser {
 }
 
 function count(text: string, ch: string): number {
-  return text.split(ch).length - 1;
+  let n = 0;
+  for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) n++;
+  return n;
 }
 
 /**
