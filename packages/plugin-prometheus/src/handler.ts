@@ -1,0 +1,207 @@
+/**
+ * The query path of the prometheus plugin: wrap the writer in a Recorder, call the rest of the
+ * chain, and report once the reply is known (spec 3.6). Synchronous when the chain is; a promise
+ * is awaited only when the next handler returns one.
+ *
+ * Cost per query after warm-up: one Recorder, two clock reads, a cached lookup of the
+ * (server, zone) cells and about eight number updates. No label strings are built and no label
+ * maps are hashed per query.
+ */
+import { clientWrote, PluginError, Rcode, Recorder, rcodeToString } from '@foghorn/core';
+import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
+import type { CounterCell, HistogramCell } from './collectors.js';
+import type { DnsMetrics } from './metrics.js';
+
+/** CoreDNS has no views here yet: the `view` label is always empty. */
+const noView = '';
+
+/**
+ * The `plugin` label of `coredns_dns_responses_total`. The core does not record which handler
+ * wrote a reply, so it stays empty, as CoreDNS reports server-written replies.
+ */
+const unknownWriter = '';
+
+/**
+ * CoreDNS's monitored query types (`monitorType` in plugin/metrics/vars/report.go); every other type is
+ * counted as `other`. Indexed by type number, so the lookup is one array read.
+ */
+const typeLabels: readonly string[] = (() => {
+  const labels = new Array<string>(256).fill('other');
+  const monitored: Record<string, number> = {
+    A: 1,
+    NS: 2,
+    CNAME: 5,
+    SOA: 6,
+    PTR: 12,
+    MX: 15,
+    TXT: 16,
+    AAAA: 28,
+    SRV: 33,
+    DS: 43,
+    RRSIG: 46,
+    NSEC: 47,
+    DNSKEY: 48,
+    NSEC3: 50,
+    SVCB: 64,
+    HTTPS: 65,
+    IXFR: 251,
+    AXFR: 252,
+    ANY: 255,
+  };
+  for (const [name, code] of Object.entries(monitored)) labels[code] = name;
+  return labels;
+})();
+
+/** The `type` label for a query type number. */
+export function typeLabel(qtype: number): string {
+  return typeLabels[qtype] ?? 'other';
+}
+
+/** Cells of one transport at one (server, zone). */
+interface ProtoCells {
+  readonly requestSize: HistogramCell;
+  readonly responseSize: HistogramCell;
+  /** `requests_total` cells by query type number, for family 1 (IPv4) and 2 (IPv6). */
+  readonly requestsV4: Map<number, CounterCell>;
+  readonly requestsV6: Map<number, CounterCell>;
+}
+
+/** Every cell one (server, zone) pair reports into, resolved on its first query. */
+interface Site {
+  readonly server: string;
+  readonly zone: string;
+  readonly duration: HistogramCell;
+  readonly doRequests: CounterCell;
+  readonly udp: ProtoCells;
+  readonly tcp: ProtoCells;
+  /** `responses_total` cells by rcode. */
+  readonly responses: Map<number, CounterCell>;
+}
+
+/** The prometheus handler of one server block. */
+export class Prometheus implements Handler {
+  /** Sites by server label, then zone. Few entries: one per listener and zone of the block. */
+  private readonly sites = new Map<string, Map<string, Site>>();
+  /** The site of the previous query: most traffic goes to one zone on one listener. */
+  private last: Site | undefined;
+
+  /**
+   * @param name the directive (`prometheus`, or its alias `metrics`), for error messages
+   * @param next the rest of the chain
+   * @param metrics the registry's metric objects, shared by every block and kept across reloads
+   */
+  constructor(
+    readonly name: string,
+    private readonly next: Handler | null,
+    private readonly metrics: DnsMetrics,
+  ) {}
+
+  serveDNS(req: Request, w: ResponseWriter): HandlerResult {
+    const start = performance.now();
+    const next = this.next;
+    if (next === null) {
+      // CoreDNS's NextOrFailure: the query is still reported, as SERVFAIL.
+      this.report(req, 0, Rcode.SERVFAIL, start);
+      throw new PluginError(`plugin/${this.name}: no next plugin found`);
+    }
+    const recorder = new Recorder(w);
+    let result: HandlerResult;
+    try {
+      result = next.serveDNS(req, recorder);
+    } catch (error) {
+      this.reportError(req, recorder, error, start);
+      throw error;
+    }
+    if (typeof result === 'number') {
+      this.report(req, recorder.size, effectiveRcode(recorder, result), start);
+      return result;
+    }
+    return result.then(
+      (status) => {
+        this.report(req, recorder.size, effectiveRcode(recorder, status), start);
+        return status;
+      },
+      (error: unknown) => {
+        this.reportError(req, recorder, error, start);
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * A PluginError is CoreDNS's `(rcode, err)` and is reported with its rcode. Anything else is
+   * a panic, which in CoreDNS unwinds past this plugin unreported (it is counted in
+   * `coredns_panics_total` by the server).
+   */
+  private reportError(req: Request, recorder: Recorder, error: unknown, start: number): void {
+    if (error instanceof PluginError) this.report(req, recorder.size, effectiveRcode(recorder, error.rcode), start);
+  }
+
+  private report(req: Request, responseSize: number, rcode: number, start: number): void {
+    const site = this.site(req.server, req.zone);
+    const proto = req.transport === 'tcp' ? site.tcp : site.udp;
+    if (req.dnssecOk) site.doRequests.value++;
+    const byType = req.remoteAddress.includes(':') ? proto.requestsV6 : proto.requestsV4;
+    let requests = byType.get(req.qtype);
+    if (requests === undefined) {
+      requests = this.metrics.requests.child(site.server, site.zone, noView, req.transport, byType === proto.requestsV6 ? '2' : '1', typeLabel(req.qtype));
+      byType.set(req.qtype, requests);
+    }
+    requests.value++;
+    site.duration.observe((performance.now() - start) / 1000);
+    proto.responseSize.observe(responseSize);
+    proto.requestSize.observe(req.raw.length);
+    let responses = site.responses.get(rcode);
+    if (responses === undefined) {
+      responses = this.metrics.responses.child(site.server, site.zone, noView, rcodeToString(rcode), unknownWriter);
+      site.responses.set(rcode, responses);
+    }
+    responses.value++;
+  }
+
+  private site(server: string, zone: string): Site {
+    const last = this.last;
+    if (last !== undefined && last.server === server && last.zone === zone) return last;
+    let zones = this.sites.get(server);
+    if (zones === undefined) {
+      zones = new Map();
+      this.sites.set(server, zones);
+    }
+    let site = zones.get(zone);
+    if (site === undefined) {
+      site = this.newSite(server, zone);
+      zones.set(zone, site);
+    }
+    this.last = site;
+    return site;
+  }
+
+  private newSite(server: string, zone: string): Site {
+    const m = this.metrics;
+    const proto = (name: 'udp' | 'tcp'): ProtoCells => ({
+      requestSize: m.requestSize.child(server, zone, noView, name),
+      responseSize: m.responseSize.child(server, zone, noView, name),
+      requestsV4: new Map(),
+      requestsV6: new Map(),
+    });
+    return {
+      server,
+      zone,
+      duration: m.duration.child(server, zone, noView),
+      doRequests: m.doRequests.child(server, zone, noView),
+      udp: proto('udp'),
+      tcp: proto('tcp'),
+      responses: new Map(),
+    };
+  }
+}
+
+/**
+ * The rcode label (CoreDNS plugin/metrics/handler.go): the status the chain returned when it is
+ * one the server writes (SERVFAIL, REFUSED, FORMERR, NOTIMP), else the rcode of the reply
+ * written, NOERROR when nothing was (CoreDNS's recorder starts at 0).
+ */
+function effectiveRcode(recorder: Recorder, status: number): number {
+  if (!clientWrote(status)) return status;
+  return recorder.rcode < 0 ? Rcode.NOERROR : recorder.rcode;
+}

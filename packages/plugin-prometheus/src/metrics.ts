@@ -1,0 +1,132 @@
+/**
+ * Every metric the prometheus plugin owns, with CoreDNS's names, help texts, labels and buckets
+ * (plugin/metrics/vars/vars.go and metrics.go, spec 3.6). `coredns_panics_total` is not here: the
+ * core server registers it in the same registry, so it is exported all the same.
+ */
+import { readFileSync } from 'node:fs';
+import { collectDefaultMetrics, Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { CounterVec, HistogramVec, registerVec } from './collectors.js';
+
+/** CoreDNS's `plugin.TimeBuckets`: 0.00025·2ⁱ s for i = 0..15 (0.25 ms … 8.192 s). */
+export const durationBuckets: readonly number[] = Array.from({ length: 16 }, (_, i) => 0.00025 * 2 ** i);
+
+/** CoreDNS's request and response size buckets, in bytes. */
+export const sizeBuckets: readonly number[] = [0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3];
+
+/** The per-query metrics and the two informational gauges. */
+export interface DnsMetrics {
+  /** `coredns_dns_requests_total{server, zone, view, proto, family, type}` */
+  readonly requests: CounterVec;
+  /** `coredns_dns_request_duration_seconds{server, zone, view}` */
+  readonly duration: HistogramVec;
+  /** `coredns_dns_request_size_bytes{server, zone, view, proto}` */
+  readonly requestSize: HistogramVec;
+  /** `coredns_dns_do_requests_total{server, zone, view}` */
+  readonly doRequests: CounterVec;
+  /** `coredns_dns_response_size_bytes{server, zone, view, proto}` */
+  readonly responseSize: HistogramVec;
+  /** `coredns_dns_responses_total{server, zone, view, rcode, plugin}` */
+  readonly responses: CounterVec;
+  /** `coredns_plugin_enabled{server, zone, view, name}` */
+  readonly pluginEnabled: Gauge<'server' | 'zone' | 'view' | 'name'>;
+  /** `coredns_build_info{version, revision, goversion}` */
+  readonly buildInfo: Gauge<'version' | 'revision' | 'goversion'>;
+}
+
+function gauge<T extends string>(registry: Registry, name: string, help: string, labelNames: readonly T[]): Gauge<T> {
+  const existing = registry.getSingleMetric(name);
+  if (existing === undefined) return new Gauge<T>({ name, help, labelNames, registers: [registry] });
+  if (existing instanceof Gauge) return existing as Gauge<T>;
+  throw new Error(`metric ${name} is already registered as a different collector`);
+}
+
+/**
+ * Creates the metrics in `registry`, or returns the ones already there: safe to call on every
+ * reload and for every server block.
+ */
+export function createDnsMetrics(registry: Registry): DnsMetrics {
+  return {
+    requests: registerVec(
+      registry,
+      new CounterVec('coredns_dns_requests_total', 'Counter of DNS requests made per zone, protocol and family.', [
+        'server',
+        'zone',
+        'view',
+        'proto',
+        'family',
+        'type',
+      ]),
+    ),
+    duration: registerVec(
+      registry,
+      new HistogramVec(
+        'coredns_dns_request_duration_seconds',
+        'Histogram of the time (in seconds) each request took per zone.',
+        ['server', 'zone', 'view'],
+        durationBuckets,
+      ),
+    ),
+    requestSize: registerVec(
+      registry,
+      new HistogramVec(
+        'coredns_dns_request_size_bytes',
+        // CoreDNS's help text, wrong as it is (the value is the request's length): operators grep for it.
+        'Size of the EDNS0 UDP buffer in bytes (64K for TCP) per zone and protocol.',
+        ['server', 'zone', 'view', 'proto'],
+        sizeBuckets,
+      ),
+    ),
+    doRequests: registerVec(
+      registry,
+      new CounterVec('coredns_dns_do_requests_total', 'Counter of DNS requests with DO bit set per zone.', ['server', 'zone', 'view']),
+    ),
+    responseSize: registerVec(
+      registry,
+      new HistogramVec('coredns_dns_response_size_bytes', 'Size of the returned response in bytes.', ['server', 'zone', 'view', 'proto'], sizeBuckets),
+    ),
+    responses: registerVec(
+      registry,
+      new CounterVec('coredns_dns_responses_total', 'Counter of response status codes.', ['server', 'zone', 'view', 'rcode', 'plugin']),
+    ),
+    pluginEnabled: gauge(registry, 'coredns_plugin_enabled', 'A metric that indicates whether a plugin is enabled on per server and zone basis.', [
+      'server',
+      'zone',
+      'view',
+      'name',
+    ]),
+    buildInfo: gauge(
+      registry,
+      'coredns_build_info',
+      "A metric with a constant '1' value labeled by version, revision, and goversion from which CoreDNS was built.",
+      ['version', 'revision', 'goversion'],
+    ),
+  };
+}
+
+/** A metric every prom-client default set registers; its presence means the set is there. */
+const defaultMetricsMarker = 'process_cpu_seconds_total';
+
+/**
+ * Adds prom-client's process and Node.js runtime metrics (`process_*`, `nodejs_*`), the
+ * counterpart of CoreDNS's `go_*`/`process_*` collectors, once per registry.
+ */
+export function ensureDefaultMetrics(registry: Registry): void {
+  if (registry.getSingleMetric(defaultMetricsMarker) !== undefined) return;
+  collectDefaultMetrics({ register: registry });
+}
+
+/** The label values of `coredns_build_info`: the core's version and the Node.js version. */
+export function buildInfoLabels(): { version: string; revision: string; goversion: string } {
+  return { version: coreVersion(), revision: '', goversion: `node${process.versions.node}` };
+}
+
+function coreVersion(): string {
+  try {
+    const url = import.meta.resolve('@foghorn/core/package.json');
+    return (JSON.parse(readFileSync(new URL(url), 'utf8')) as { version?: string }).version ?? '';
+  } catch {
+    // A bundled build without package.json files: the label is then empty rather than fatal.
+    return '';
+  }
+}

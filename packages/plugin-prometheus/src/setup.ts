@@ -1,0 +1,129 @@
+/**
+ * `prometheus [ADDRESS] [{ runtime_metrics }]`: parsing, then wiring the handler, the shared
+ * metric objects and the shared `/metrics` listener into the server's lifecycle (spec 3.6, 2.8).
+ */
+import { Dispenser } from '@foghorn/core';
+import type { Controller } from '@foghorn/core';
+import { MetricsEndpoint } from './endpoint.js';
+import type { ListenAddress } from './endpoint.js';
+import { Prometheus } from './handler.js';
+import { buildInfoLabels, createDnsMetrics, ensureDefaultMetrics } from './metrics.js';
+import type { DnsMetrics } from './metrics.js';
+
+/** Where `/metrics` is served when no ADDRESS is given: loopback only, as CoreDNS. */
+export const defaultAddress = 'localhost:9153';
+
+/** The parsed directive. */
+export interface PrometheusOptions {
+  /** The listen address, split like Go's `net.SplitHostPort`. */
+  readonly address: ListenAddress;
+}
+
+/** CoreDNS's `plugin.ErrOnce` text. */
+const onceMessage = 'this plugin can only be used once per Server Block';
+
+/**
+ * Parses the directive's tokens. Pure: tokens in, options out, or a `file:line:column` error.
+ * Takes the dispenser part of the controller, so tests build one from Corefile text.
+ */
+export function parsePrometheus(c: Dispenser): PrometheusOptions {
+  let options: PrometheusOptions | undefined;
+  while (c.next()) {
+    if (options) throw c.error(onceMessage);
+    const args = c.remainingArgs();
+    if (args.length > 1) throw c.argError();
+    options = { address: parseListenAddress(c, args[0] ?? defaultAddress) };
+    while (c.nextBlock()) {
+      switch (c.val()) {
+        case 'runtime_metrics':
+          // Node's runtime metrics are always exported (see README), so this only validates.
+          if (c.nextArg()) throw c.argError();
+          break;
+        case 'tls':
+          throw c.error('tls is not supported: serve /metrics on loopback or put a TLS proxy in front');
+        default:
+          throw c.error(`unknown option: ${c.val()}`);
+      }
+    }
+  }
+  return options ?? { address: parseListenAddress(c, defaultAddress) };
+}
+
+/**
+ * `HOST:PORT`, `:PORT` or `[IPv6]:PORT`, with Go's `net.SplitHostPort` errors. Unlike Go, the
+ * port must be a number from 0 to 65535: Node cannot listen on a service name like `:http`.
+ */
+function parseListenAddress(c: Dispenser, text: string): ListenAddress {
+  let host: string;
+  let port: string;
+  if (text.startsWith('[')) {
+    const end = text.indexOf(']');
+    if (end < 0) throw c.error(`address ${text}: missing ']' in address`);
+    if (end + 1 === text.length) throw c.error(`address ${text}: missing port in address`);
+    if (text[end + 1] !== ':') throw c.error(`address ${text}: unexpected ']' in address`);
+    host = text.slice(1, end);
+    port = text.slice(end + 2);
+  } else {
+    const colon = text.lastIndexOf(':');
+    if (colon < 0) throw c.error(`address ${text}: missing port in address`);
+    host = text.slice(0, colon);
+    port = text.slice(colon + 1);
+    if (host.includes(':')) throw c.error(`address ${text}: too many colons in address`);
+  }
+  if (/[[\]]/.test(host) || /[[\]]/.test(port)) throw c.error(`address ${text}: unexpected '[' or ']' in address`);
+  if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
+    throw c.error(`address ${text}: port must be a number from 0 to 65535, got '${port}'`);
+  }
+  return { text, host, port: Number(port) };
+}
+
+/**
+ * Blocks that already have this plugin, by the block's key list (one array per block and
+ * configuration). CoreDNS's `metrics` alias runs setup a second time for the same block; this
+ * makes `prometheus` plus `metrics` in one block the same "only once" error as two `prometheus`.
+ */
+const blocksWithPlugin = new WeakSet<object>();
+
+/** Parses and wires one server block's `prometheus` (or `metrics`). */
+export function setup(c: Controller): void {
+  const options = parsePrometheus(c);
+  if (blocksWithPlugin.has(c.keys)) {
+    const first = new Dispenser(c.tokens, c.directive);
+    first.next();
+    throw first.error(onceMessage);
+  }
+  blocksWithPlugin.add(c.keys);
+
+  const metrics = c.shared<DnsMetrics>('prometheus:metrics', () => {
+    ensureDefaultMetrics(c.registry);
+    return createDnsMetrics(c.registry);
+  });
+  // CoreDNS sets it in setup, as soon as any block has the plugin.
+  metrics.buildInfo.set(buildInfoLabels(), 1);
+
+  const address = options.address;
+  const endpoint = c.shared(`prometheus:listener:${address.text}`, () => new MetricsEndpoint(address, c.registry, c.log));
+  // Identifies this block's claim on the shared listener (see endpoint.ts).
+  const owner = {};
+
+  // The core lists a block's handlers only internally, so only this plugin's own row is set;
+  // the server label ignores `bind` for the same reason (`dns://:PORT`, like the core's list).
+  const firstKey = c.keys[0];
+  const enabled = firstKey ? { server: `dns://:${firstKey.port}`, zone: firstKey.zone, view: '', name: c.directive } : undefined;
+  const start = async (): Promise<void> => {
+    await endpoint.acquire(owner);
+    if (enabled) metrics.pluginEnabled.set(enabled, 1);
+  };
+
+  c.onStartup(start);
+  c.onRestart(async () => {
+    await endpoint.close();
+    // CoreDNS resets the gauge on reload; the new configuration sets its own rows.
+    metrics.pluginEnabled.reset();
+  });
+  c.onRestartFailed(start);
+  c.onShutdown(() => endpoint.release(owner));
+  c.onFinalShutdown(() => endpoint.close());
+
+  c.addHandler((next) => new Prometheus(c.directive, next, metrics));
+}
