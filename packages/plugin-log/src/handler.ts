@@ -1,0 +1,156 @@
+/**
+ * The log handler: finds the first rule whose name covers the query, records the reply on its
+ * way out, and writes one `[INFO] ` line when the reply's class is selected. Per query it costs a
+ * rule scan, one small recorder object and one string concatenation pass (see README figures).
+ */
+import dnsPacket from 'dns-packet';
+import type { Packet } from 'dns-packet';
+import { clientWrote, isSubdomain, PluginError, replyTo } from '@foghorn/core';
+import type { Handler, HandlerResult, LogSink, Request, ResponseWriter } from '@foghorn/core';
+import { classify, ClassBit, typify } from './classify.js';
+import { formatLine } from './format.js';
+import type { CompiledFormat, ReplySummary } from './format.js';
+
+/** A rule ready for the hot path. */
+export interface CompiledRule {
+  /** Lower-case FQDN; queries at or below it match. */
+  readonly zone: string;
+  readonly format: CompiledFormat;
+  /** {@link ClassBit} OR-ed; `ClassBit.all` skips classification altogether. */
+  readonly classes: number;
+}
+
+const QR = 0x8000;
+/** Header bits the server copies from the query into a reply it writes itself (opcode, RD, CD). */
+const COPIED_BITS = 0x7800 | 0x0100 | 0x0010;
+/** An OPT record without options: root name (1), type, class, TTL, RDLENGTH. */
+const OPT_FIXED_LENGTH = 11;
+
+/**
+ * Watches what the rest of the chain writes. Unlike core's Recorder it measures each message
+ * before the server's scrub adds OPT or truncates, as CoreDNS's recorder does for `{rsize}`.
+ */
+export class LogRecorder implements ResponseWriter {
+  /** The last message written as an object, or undefined. */
+  msg: Packet | undefined = undefined;
+  /** The last message written as wire bytes, or undefined. */
+  wire: Buffer | undefined = undefined;
+  /** Summed uncompressed length of what was written (only when measured). */
+  size = 0;
+
+  constructor(
+    private readonly inner: ResponseWriter,
+    /** Measuring an object message costs an encodingLength walk; skip it when `{rsize}` is unused. */
+    private readonly measure: boolean,
+  ) {}
+
+  get written(): boolean {
+    return this.msg !== undefined || this.wire !== undefined;
+  }
+
+  write(msg: Packet): number {
+    if (this.measure) this.size += dnsPacket.encodingLength(msg);
+    this.msg = msg;
+    this.wire = undefined;
+    return this.inner.write(msg);
+  }
+
+  writeWire(wire: Buffer): number {
+    this.size += wire.length;
+    this.wire = wire;
+    this.msg = undefined;
+    return this.inner.writeWire(wire);
+  }
+}
+
+/** The reply the server will write for an rcode nobody wrote, as CoreDNS's log synthesizes it (#4724). */
+function synthesized(req: Request, rcode: number): Packet {
+  return replyTo(req, rcode);
+}
+
+function synthesizedSize(req: Request, msg: Packet): number {
+  let size = dnsPacket.encodingLength(msg);
+  // The server adds an OPT to its reply when the query had one (spec 2.4).
+  if (req.hasEdns) {
+    size += OPT_FIXED_LENGTH;
+    for (const option of req.ednsOptions ?? []) size += 4 + option.data.length;
+  }
+  return size;
+}
+
+export class Log implements Handler {
+  readonly name = 'log';
+
+  constructor(
+    private readonly rules: readonly CompiledRule[],
+    private readonly next: Handler | null,
+    private readonly sink: LogSink,
+  ) {}
+
+  serveDNS(req: Request, w: ResponseWriter): HandlerResult {
+    const rule = this.match(req.qname);
+    if (rule === undefined) return this.callNext(req, w);
+    const start = rule.format.usesDuration ? process.hrtime.bigint() : 0n;
+    const rec = new LogRecorder(w, rule.format.usesSize);
+    let result: HandlerResult;
+    try {
+      result = this.callNext(req, rec);
+    } catch (error) {
+      this.failed(rule, req, rec, start, error);
+      throw error;
+    }
+    if (typeof result === 'number') {
+      this.done(rule, req, rec, start, result);
+      return result;
+    }
+    return result.then(
+      (rcode) => {
+        this.done(rule, req, rec, start, rcode);
+        return rcode;
+      },
+      (error: unknown) => {
+        this.failed(rule, req, rec, start, error);
+        throw error;
+      },
+    );
+  }
+
+  /** The first rule in declaration order that covers `qname`: not the most specific one. */
+  private match(qname: string): CompiledRule | undefined {
+    for (const rule of this.rules) if (isSubdomain(qname, rule.zone)) return rule;
+    return undefined;
+  }
+
+  /** CoreDNS's `NextOrFailure`: without a next handler the query fails with SERVFAIL. */
+  private callNext(req: Request, w: ResponseWriter): HandlerResult {
+    if (this.next === null) throw new PluginError('plugin/log: no next plugin found');
+    return this.next.serveDNS(req, w);
+  }
+
+  /** A returned error is logged with its rcode; anything else is a panic and logs nothing, as in CoreDNS. */
+  private failed(rule: CompiledRule, req: Request, rec: LogRecorder, start: bigint, error: unknown): void {
+    if (error instanceof PluginError) this.done(rule, req, rec, start, error.rcode);
+  }
+
+  private done(rule: CompiledRule, req: Request, rec: LogRecorder, start: bigint, rcode: number): void {
+    let msg = rec.msg;
+    let reply: ReplySummary | null = null;
+    if (msg !== undefined) {
+      const flags = msg.flags ?? 0;
+      reply = { rcode: flags & 0xf, header: (msg.type === 'response' ? QR : 0) | (flags & 0x7fff), size: rec.size };
+    } else if (rec.wire !== undefined) {
+      const header = rec.wire.readUInt16BE(2);
+      reply = { rcode: header & 0xf, header, size: rec.size };
+    } else if (!clientWrote(rcode)) {
+      msg = synthesized(req, rcode);
+      reply = { rcode, header: QR | (req.flags & COPIED_BITS) | (rcode & 0xf), size: synthesizedSize(req, msg) };
+    }
+    if (rule.classes !== ClassBit.all) {
+      if (msg === undefined && rec.wire !== undefined) msg = dnsPacket.decode(rec.wire);
+      const cls = classify(typify(msg, Math.floor(Date.now() / 1000)));
+      if ((rule.classes & ClassBit[cls]) === 0) return;
+    }
+    const duration = rule.format.usesDuration ? process.hrtime.bigint() - start : 0n;
+    this.sink(`[INFO] ${formatLine(rule.format, req, reply, duration)}`);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * log: writes one line per query in CoreDNS's Common Log Format (spec 3.1).
+ *
+ * @example
+ * // Capture query lines instead of writing them to stdout (tests, embedding):
+ * import { createLogPlugin } from '@foghorn/plugin-log';
+ * const lines: string[] = [];
+ * const log = createLogPlugin({ sink: (line) => lines.push(line) });
+ * @module
+ */
+import { definePlugin } from '@foghorn/core';
+import type { PluginDefinition } from '@foghorn/core';
+import { setupWith } from './setup.js';
+import type { LogPluginOptions } from './setup.js';
+
+/**
+ * A `log` plugin whose lines go to `options.sink`. The default export is
+ * `createLogPlugin()`: lines go to stdout in batches.
+ */
+export function createLogPlugin(options: LogPluginOptions = {}): PluginDefinition {
+  return definePlugin({ name: 'log', setup: setupWith(options) });
+}
+
+const plugin: PluginDefinition = createLogPlugin();
+export default plugin;
+
+export { compileRules, defaultClasses, parseLog } from './setup.js';
+export type { LogPluginOptions, LogRule } from './setup.js';
+export { classify, typify } from './classify.js';
+export type { LogClass, ResponseType } from './classify.js';
+export {
+  COMBINED_LOG_FORMAT,
+  COMMON_LOG_FORMAT,
+  compileFormat,
+  DEFAULT_LOG_FORMAT,
+  expandMacros,
+  flagsToString,
+  formatLine,
+  formatSeconds,
+} from './format.js';
+export type { CompiledFormat, ReplySummary } from './format.js';
+export { Log, LogRecorder } from './handler.js';
+export type { CompiledRule } from './handler.js';
+export { DEFAULT_BATCH_CHARS, LineBatcher, stdoutLines } from './sink.js';
+export type { ChunkWriter } from './sink.js';

@@ -1,0 +1,110 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Request } from '@foghorn/core';
+import type { QueryHeader } from '@foghorn/core';
+import { makeQuery } from '@foghorn/testkit';
+import { compileFormat, COMBINED_LOG_FORMAT, expandMacros, flagsToString, formatLine, formatSeconds, LineBatcher } from '@foghorn/plugin-log';
+
+/** A Request as the listener would build it, for formatting without sockets. */
+function request(wire: Buffer, transport: 'udp' | 'tcp', address: string, port: number): Request {
+  const header: QueryHeader = {
+    id: wire.readUInt16BE(0),
+    flags: wire.readUInt16BE(2),
+    opcode: (wire.readUInt16BE(2) >> 11) & 0xf,
+    name: 'Example.ORG.',
+    qtype: 1,
+    qclass: 1,
+    questionEnd: wire.length,
+    hasEdns: false,
+    udpSize: 0,
+    ednsVersion: 0,
+    dnssecOk: false,
+    ednsOptions: null,
+  };
+  const req = new Request(wire, header, transport, address, port);
+  req.server = 'dns://[::1]:1053';
+  return req;
+}
+
+test('durations print as Go prints seconds: shortest float, never an exponent', () => {
+  assert.equal(formatSeconds(120_082n), '0.000120082s');
+  assert.equal(formatSeconds(37_990_251n), '0.037990251s');
+  assert.equal(formatSeconds(500n), '0.0000005s');
+  assert.equal(formatSeconds(1n), '0.000000001s');
+  assert.equal(formatSeconds(0n), '0s');
+  assert.equal(formatSeconds(1_500_000_000n), '1.5s');
+  assert.equal(formatSeconds(62_000_000_001n), '62.000000001s');
+});
+
+test('reply flags print in miekg/dns order and only when set', () => {
+  assert.equal(flagsToString(0x8000 | 0x0400 | 0x0100 | 0x0080), 'qr,aa,rd,ra');
+  assert.equal(flagsToString(0xffff), 'qr,aa,tc,rd,ra,z,ad,cd');
+  assert.equal(flagsToString(0x0003), '');
+});
+
+test('a placeholder is the nearest { before each }, and unknown ones stay literal', () => {
+  const req = request(makeQuery('Example.ORG.', 'A', { id: 7 }), 'udp', '::1', 53000);
+  const reply = { rcode: 3, header: 0x8183, size: 99 };
+  const line = (format: string): string => formatLine(compileFormat(format), req, reply, 1000n);
+  assert.equal(line('{ {type} }'), '{ A }');
+  assert.equal(line('{rflags} {>rflags} {when} {>nope} {/forward/upstream} {}'), '{rflags} qr,rd,ra {when} {>nope} - {}');
+  assert.equal(line('{remote}:{port} {local} {name} {class} {proto} {>id} {>opcode} {>do} {>bufsize}'), '[::1]:53000 [::1] example.org. IN udp 7 0 false 512');
+  assert.equal(line('{rcode} {rsize} {duration} %s %d'), 'NXDOMAIN 99 0.000001s %s %d');
+  assert.equal(line('unterminated {type'), 'unterminated {type');
+});
+
+test('{combined} expands to the common format plus the opcode, with no reply giving dashes', () => {
+  const wire = makeQuery('example.org.', 'A', { id: 29008 });
+  const req = request(wire, 'tcp', '10.0.0.1', 4444);
+  assert.equal(
+    formatLine(compileFormat(expandMacros('{combined}')), req, null, 37_990_251n),
+    `10.0.0.1:4444 - 29008 "A IN example.org. tcp ${wire.length} false 65535" - - 0 0.037990251s "0"`,
+  );
+  assert.equal(expandMacros('{combined}'), COMBINED_LOG_FORMAT);
+});
+
+test('unknown rcodes print as their number', () => {
+  const req = request(makeQuery('example.org.', 'A'), 'udp', '10.0.0.1', 1);
+  assert.equal(formatLine(compileFormat('{rcode}'), req, { rcode: 12, header: 0x800c, size: 12 }, 0n), '12');
+});
+
+test('the batcher writes nothing until the next turn, then every waiting line in one chunk', async () => {
+  const chunks: string[] = [];
+  const batcher = new LineBatcher((chunk) => {
+    chunks.push(chunk);
+  });
+  batcher.write('[INFO] one');
+  batcher.write('[INFO] two');
+  assert.deepEqual(chunks, []);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(chunks, ['[INFO] one\n[INFO] two\n']);
+});
+
+test('the batcher flushes early when its limit is reached and on demand', () => {
+  const chunks: string[] = [];
+  const batcher = new LineBatcher((chunk) => {
+    chunks.push(chunk);
+  }, 10);
+  batcher.write('0123456789');
+  assert.deepEqual(chunks, ['0123456789\n']);
+  batcher.write('x');
+  batcher.flush();
+  assert.deepEqual(chunks, ['0123456789\n', 'x\n']);
+});
+
+test('the batcher holds lines while the output asks to wait, and sends them on drain', async () => {
+  const chunks: string[] = [];
+  let accept = false;
+  const batcher = new LineBatcher((chunk) => {
+    chunks.push(chunk);
+    return accept;
+  });
+  batcher.write('a');
+  batcher.flush();
+  batcher.write('b');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(chunks, ['a\n']);
+  accept = true;
+  batcher.drained();
+  assert.deepEqual(chunks, ['a\n', 'b\n']);
+});
