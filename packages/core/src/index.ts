@@ -3,9 +3,9 @@
  * Corefile's chains.
  * @module
  */
-export { Dispenser, CorefileError, parseCorefile, parseDuration, formatDuration } from '@foghorn/corefile';
+export { Dispenser, CorefileError, errorAt, formatPosition, parseCorefile, parseDuration, formatDuration } from '@foghorn/corefile';
 export type { Token, ServerBlock } from '@foghorn/corefile';
-export { API_VERSION, definePlugin } from './plugin.js';
+export { API_VERSION, definePlugin, nextOrFailure } from './plugin.js';
 export type {
   Controller,
   Handler,

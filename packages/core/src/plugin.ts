@@ -4,7 +4,9 @@
  */
 import type { Dispenser } from '@foghorn/corefile';
 import type { Registry } from 'prom-client';
+import { PluginError } from './errors.js';
 import type { Logger } from './logger.js';
+import { Rcode } from './rcode.js';
 import type { Request } from './request.js';
 import type { ResponseWriter } from './response.js';
 
@@ -140,4 +142,13 @@ export function definePlugin<T extends PluginDefinition>(definition: T): T {
     throw new TypeError(`plugin '${definition.name}' needs plugin API version ${definition.apiVersion}, this core implements ${API_VERSION}`);
   }
   return definition;
+}
+
+/**
+ * Calls `next`, or fails the way CoreDNS's `NextOrFailure` does when a plugin is last in its
+ * chain but needs a successor: SERVFAIL with `plugin/<name>: no next plugin found`.
+ */
+export function nextOrFailure(name: string, next: Handler | null, req: Request, w: ResponseWriter): HandlerResult {
+  if (next === null) throw new PluginError(`plugin/${name}: no next plugin found`, { rcode: Rcode.SERVFAIL });
+  return next.serveDNS(req, w);
 }

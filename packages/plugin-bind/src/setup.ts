@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import type { Controller } from '@foghorn/core';
+import { errorAt } from '@foghorn/core';
+import type { Controller, Token } from '@foghorn/core';
 
 /** One `bind` line after parsing. */
 export interface BindOptions {
@@ -16,15 +17,23 @@ type Interfaces = ReturnType<typeof networkInterfaces>;
  * Parses every `bind` line of the block: `bind ADDRESS|IFACE... [{ except ADDRESS|IFACE... }]`.
  * Pure: tokens → options, so the setup table test calls it directly.
  */
-export function parseBind(c: Controller): BindOptions[] {
+export function parseBind(c: Controller, interfaces: Interfaces = networkInterfaces()): BindOptions[] {
   const lines: BindOptions[] = [];
+  // Names are checked at their own token, so the error points at the bad one.
+  const names = (tokens: Token[]): string[] =>
+    tokens.map((token) => {
+      if (isIP(token.text) === 0 && !interfaces[token.text]) {
+        throw errorAt(token, `not a valid IP address or interface name: "${token.text}"`);
+      }
+      return token.text;
+    });
   while (c.next()) {
-    const include = c.remainingArgs();
+    const include = names(c.remainingArgTokens());
     if (include.length === 0) throw c.error('at least one address or interface name is expected');
     const except: string[] = [];
     while (c.nextBlock()) {
       if (c.val() !== 'except') throw c.error(`invalid option "${c.val()}"`);
-      const args = c.remainingArgs();
+      const args = names(c.remainingArgTokens());
       if (args.length === 0) throw c.argError();
       except.push(...args);
     }
@@ -54,6 +63,7 @@ export function resolveBindAddresses(lines: readonly BindOptions[], interfaces: 
 
 /** Sets the block's listen addresses; adds no handler (not on the query path). */
 export function setup(c: Controller): void {
-  const addresses = resolveBindAddresses(parseBind(c));
+  const interfaces = networkInterfaces();
+  const addresses = resolveBindAddresses(parseBind(c, interfaces), interfaces);
   c.addListenAddresses(addresses);
 }

@@ -1,0 +1,101 @@
+/**
+ * The chain contract of CoreDNS (spec 1.9, 2.2, 2.4): directive-list order, the server writing
+ * error rcodes nobody wrote, "no next plugin", errors and panics, and configuration errors.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { definePlugin, nextOrFailure, PluginError, Rcode, validateCorefile } from '@foghorn/core';
+import type { DirectiveEntry, PluginDefinition } from '@foghorn/core';
+import whoami from '@foghorn/plugin-whoami';
+import bind from '@foghorn/plugin-bind';
+import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
+
+/** A plugin that records its name in `order` on every query and passes on. */
+function tracer(name: string, order: string[]): PluginDefinition {
+  return definePlugin({
+    name,
+    setup(c) {
+      c.next();
+      c.addHandler((next) => ({
+        name,
+        serveDNS(req, w) {
+          order.push(name);
+          return nextOrFailure(name, next, req, w);
+        },
+      }));
+    },
+  });
+}
+
+/** A plugin whose behaviour is chosen by its argument: refuse, error, panic, asyncpanic. */
+const trouble = definePlugin({
+  name: 'trouble',
+  setup(c) {
+    c.next();
+    const mode = c.remainingArgs()[0];
+    c.addHandler(() => ({
+      name: 'trouble',
+      serveDNS() {
+        if (mode === 'refuse') return Rcode.REFUSED;
+        if (mode === 'error') throw new PluginError('plugin/trouble: upstream went away', { rcode: Rcode.SERVFAIL });
+        if (mode === 'asyncpanic') return Promise.reject(new TypeError('boom later'));
+        throw new TypeError('boom');
+      },
+    }));
+  },
+});
+
+test('the chain runs in directive-list order, whatever the Corefile order', async (t) => {
+  const order: string[] = [];
+  const directives = directivesOf(bind, tracer('first', order), tracer('second', order), whoami);
+  const server = await startServer('.:0 {\n    whoami\n    second\n    first\n    bind 127.0.0.1\n}\n', { directives });
+  t.after(() => server.close());
+  assert.equal(rcodeOf(await query({ port: server.port() }, 'example.org', 'A')), 'NOERROR');
+  assert.deepEqual(order, ['first', 'second']);
+});
+
+test('a plugin with no next plugin fails with SERVFAIL', async (t) => {
+  const order: string[] = [];
+  const server = await startServer('.:0 {\n    bind 127.0.0.1\n    lonely\n}\n', { directives: directivesOf(bind, tracer('lonely', order)) });
+  t.after(() => server.close());
+  assert.equal(rcodeOf(await query({ port: server.port() }, 'example.org', 'A')), 'SERVFAIL');
+});
+
+test('error rcodes returned without a write are written by the server; panics become SERVFAIL', async (t) => {
+  const directives = directivesOf(bind, trouble);
+  const cases: [string, string][] = [['refuse', 'REFUSED'], ['error', 'SERVFAIL'], ['panic', 'SERVFAIL'], ['asyncpanic', 'SERVFAIL']];
+  for (const [mode, rcode] of cases) {
+    const server = await startServer(`.:0 {\n    bind 127.0.0.1\n    trouble ${mode}\n}\n`, { directives });
+    t.after(() => server.close());
+    for (const transport of ['udp', 'tcp'] as const) {
+      const reply = await query({ port: server.port() }, 'Example.org', 'A', { transport });
+      assert.equal(rcodeOf(reply), rcode, `${mode} over ${transport}`);
+      assert.equal(reply.questions?.[0]?.name, 'Example.org');
+    }
+    if (mode.endsWith('panic')) {
+      assert.ok(server.lines.some((line) => line.startsWith('[ERROR] Recovered from panic in server: "dns://127.0.0.1:0"')), server.lines.join('\n'));
+      const panics = await server.server.registry.getSingleMetricAsString('coredns_panics_total');
+      assert.match(panics, /coredns_panics_total 2/);
+    }
+  }
+});
+
+async function configError(corefile: string, directives: DirectiveEntry[] = directivesOf(bind, whoami)): Promise<string> {
+  try {
+    await validateCorefile({ path: 'Corefile', contents: corefile }, { directives, dnsPort: 1053 });
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return 'accepted';
+}
+
+test('configuration errors name the place, and a duplicate names both places', async () => {
+  assert.equal(await configError('example.org {\n  whoami\n}\nexample.org:1053 {\n  whoami\n}\n'), 'Corefile:4:1 - Error during parsing: cannot serve dns://example.org.:1053 - it is already defined at Corefile:1:1');
+  assert.equal(await configError('a.org B.org {\n  whoami\n}\nb.org {\n  whoami\n}\n'), 'Corefile:4:1 - Error during parsing: cannot serve dns://b.org.:1053 - it is already defined at Corefile:1:7');
+  assert.match(await configError('a.org {\n  bind 127.0.0.1\n  whoami\n}\nb.org {\n  whoami\n}\n'), /^Corefile:5:1 - Error during parsing: cannot serve dns:\/\/b.org.:1053 - port 1053 is also served on a specific address at Corefile:1:1/);
+  assert.equal(await configError('a.org {\n  bind 127.0.0.1\n  whoami\n}\na.org {\n  bind 127.0.0.2\n  whoami\n}\n'), 'accepted', 'the same zone on two addresses is fine');
+  assert.equal(await configError('. {\n  whoami\n  forward . 1.1.1.1\n}\n'), "Corefile:3:3 - Error during parsing: Unknown directive 'forward'");
+  assert.equal(await configError('. {\n  bind nosuchif0\n}\n'), 'plugin/bind: Corefile:2:8 - Error during parsing: not a valid IP address or interface name: "nosuchif0"');
+  assert.equal(await configError('. {\n  bind\n}\n'), 'plugin/bind: Corefile:2:3 - Error during parsing: at least one address or interface name is expected');
+  assert.equal(await configError('10.0.0.0/33 {\n  whoami\n}\n'), 'Corefile:1:1 - Error during parsing: invalid CIDR 10.0.0.0/33');
+});
