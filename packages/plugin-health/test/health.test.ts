@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { test } from 'node:test';
+import { Registry } from 'prom-client';
+import { createLogger, definePlugin, Server } from '@foghorn/core';
+import type { Controller } from '@foghorn/core';
+import { captureLog, directivesOf, query, startServer } from '@foghorn/testkit';
+import bind from '@foghorn/plugin-bind';
+import whoami from '@foghorn/plugin-whoami';
+import health, { createHealthMetrics, HealthEndpoint, healthListeners } from '../src/index.js';
+
+/** A do-nothing directive that keeps its controller, so tests can read process-wide state. */
+function spyPlugin(): { plugin: ReturnType<typeof definePlugin>; controller: () => Controller } {
+  let kept: Controller | undefined;
+  const plugin = definePlugin({ name: 'spy', setup: (c) => void (kept = c) });
+  return { plugin, controller: () => kept ?? assert.fail('spy was not set up') };
+}
+
+interface HttpReply {
+  readonly status: number;
+  readonly body: string;
+  readonly contentType: string | undefined;
+}
+
+/** One GET on a fresh connection (no keep-alive pool left behind). */
+function get(port: number, path: string, method = 'GET'): Promise<HttpReply> {
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: '127.0.0.1', port, path, method, agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, contentType: response.headers['content-type'] }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/** A port that was free a moment ago (for tests that need the same port twice). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function portOf(c: Controller): number {
+  const listeners = healthListeners(c);
+  assert.equal(listeners.length, 1);
+  return listeners[0]!.port;
+}
+
+test('/health answers 200 OK to any method and 404 elsewhere', async (t) => {
+  const spy = spyPlugin();
+  const server = await startServer('example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:0\n    spy\n    whoami\n}\n', {
+    directives: directivesOf(bind, health, spy.plugin, whoami),
+  });
+  t.after(() => server.close());
+  const port = portOf(spy.controller());
+  assert.notEqual(port, 0);
+  assert.deepEqual(await get(port, '/health'), { status: 200, body: 'OK', contentType: 'text/plain; charset=utf-8' });
+  assert.equal((await get(port, '/health', 'POST')).status, 200);
+  assert.equal((await get(port, '/health?verbose=1')).status, 200);
+  assert.deepEqual(await get(port, '/healthz'), { status: 404, body: '404 page not found\n', contentType: 'text/plain; charset=utf-8' });
+  assert.equal((await get(port, '/health/')).status, 404);
+  assert.equal((await get(port, '/')).status, 404);
+});
+
+test('a health address that cannot be bound aborts startup', async (t) => {
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const { port } = taken.address() as net.AddressInfo;
+  await assert.rejects(
+    startServer(`example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${port}\n    whoami\n}\n`, { directives: directivesOf(bind, health, whoami) }),
+    { message: `listen tcp 127.0.0.1:${port}: bind: address already in use` },
+  );
+});
+
+test('blocks naming the same health address share one listener, other addresses get their own', async (t) => {
+  const spy = spyPlugin();
+  const port = await freePort();
+  const corefile =
+    `a.example {\n    bind 127.0.0.1\n    health 127.0.0.1:${port}\n    spy\n    whoami\n}\n` +
+    `b.example {\n    bind 127.0.0.1\n    health 127.0.0.1:${port}\n    whoami\n}\n` +
+    `c.example {\n    bind 127.0.0.1\n    health 127.0.0.1:0\n    whoami\n}\n`;
+  const server = await startServer(corefile, { directives: directivesOf(bind, health, spy.plugin, whoami) });
+  t.after(() => server.close());
+  const listeners = healthListeners(spy.controller());
+  assert.deepEqual(listeners.map((l) => l.address).sort(), [`127.0.0.1:${port}`, '127.0.0.1:0'].sort());
+  for (const listener of listeners) assert.equal((await get(listener.port, '/health')).status, 200);
+});
+
+test('during lameduck /health stays 200 and DNS keeps answering, then both close', async (t) => {
+  const spy = spyPlugin();
+  const server = await startServer(
+    'example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:0 {\n        lameduck 300ms\n    }\n    spy\n    whoami\n}\n',
+    { directives: directivesOf(bind, health, spy.plugin, whoami) },
+  );
+  t.after(() => server.close());
+  const healthPort = portOf(spy.controller());
+  const dnsPort = server.port();
+  const started = Date.now();
+  const stopping = server.server.stop();
+  // Well inside the 300ms lameduck window.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal((await get(healthPort, '/health')).status, 200);
+  const reply = await query({ port: dnsPort }, 'example.org', 'A');
+  assert.equal(reply.additionals?.[0]?.type, 'A');
+  assert.deepEqual(await stopping, []);
+  assert.ok(Date.now() - started >= 290, 'stop waited for the lameduck duration');
+  assert.ok(server.lines.includes('[INFO] plugin/health: Going into lameduck mode for 300ms'), server.lines.join('\n'));
+  await assert.rejects(get(healthPort, '/health'), { code: 'ECONNREFUSED' });
+});
+
+test('a reload closes and reopens /health on the same fixed port without lameduck', async (t) => {
+  const port = await freePort();
+  let text = `example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${port} {\n        lameduck 5s\n    }\n    whoami\n}\n`;
+  // The new configuration has no lameduck, so only the reload could wait 5s, and stop won't.
+  const { logger, lines } = captureLog();
+  const server = new Server({ directives: directivesOf(bind, health, whoami), dnsPort: 0, logger, loadCorefile: () => ({ path: 'Corefile', contents: text }) });
+  await server.start();
+  t.after(() => server.stop({ graceful: false }));
+  const started = Date.now();
+  text = `example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${port}\n    whoami\n}\n`;
+  assert.equal(await server.reload(), true);
+  assert.ok(Date.now() - started < 2_000, 'no lameduck wait on reload');
+  assert.equal((await get(port, '/health')).status, 200);
+  assert.ok(!lines.some((line) => line.includes('lameduck mode')), lines.join('\n'));
+});
+
+test('a reload that fails after the new /health opened gives the port back to the old configuration', async (t) => {
+  const healthPort = await freePort();
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const takenPort = (taken.address() as net.AddressInfo).port;
+  const block = `example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${healthPort}\n    whoami\n}\n`;
+  let text = block;
+  const { logger, lines } = captureLog();
+  const server = new Server({ directives: directivesOf(bind, health, whoami), dnsPort: 0, logger, loadCorefile: () => ({ path: 'Corefile', contents: text }) });
+  await server.start();
+  t.after(() => server.stop({ graceful: false }));
+  // The new configuration sets up and starts fine, then cannot open its DNS port.
+  // Its lameduck must not apply when the failed reload tears it down.
+  text = block.replace(`:${healthPort}`, `:${healthPort} {\n        lameduck 5s\n    }`) + `example.net:${takenPort} {\n    bind 127.0.0.1\n    whoami\n}\n`;
+  const started = Date.now();
+  assert.equal(await server.reload(), false);
+  assert.ok(Date.now() - started < 2_000, 'no lameduck wait when the new configuration is torn down');
+  assert.ok(lines.some((line) => line.startsWith('[ERROR] Restart failed: ')), lines.join('\n'));
+  assert.equal((await get(healthPort, '/health')).status, 200);
+  // And the old configuration still reloads cleanly afterwards.
+  text = block.replace('whoami', 'whoami\n    # edited');
+  assert.equal(await server.reload(), true);
+  assert.equal((await get(healthPort, '/health')).status, 200);
+});
+
+test('the self-probe records each request in coredns_health_request_duration_seconds', async (t) => {
+  const registry = new Registry();
+  const metrics = createHealthMetrics(registry);
+  const endpoint = new HealthEndpoint({ address: '127.0.0.1:0', metrics, log: createLogger(() => {}).forPlugin('health'), probeIntervalMs: 10 });
+  await endpoint.open();
+  t.after(() => endpoint.close());
+  assert.equal(endpoint.url, `http://127.0.0.1:${endpoint.port}/health`);
+  for (let i = 0; i < 100; i++) {
+    const count = (await metrics.duration.get()).values.find((v) => v.metricName === 'coredns_health_request_duration_seconds_count');
+    if ((count?.value ?? 0) >= 2) break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const text = await registry.metrics();
+  assert.match(text, /^coredns_health_request_duration_seconds_count [2-9]\d*$/m);
+  assert.match(text, /^coredns_health_request_duration_seconds_bucket\{le="0.00025"\} \d+$/m);
+  assert.match(text, /^coredns_health_request_duration_seconds_bucket\{le="2.5"\} \d+$/m);
+  assert.match(text, /^coredns_health_request_failures_total 0$/m);
+  // Creating them again (a reload, a second block) reuses the registered ones.
+  assert.equal(createHealthMetrics(registry).duration, metrics.duration);
+});
+
+test('a failing self-probe is counted and logged as CoreDNS does', async (t) => {
+  const registry = new Registry();
+  const metrics = createHealthMetrics(registry);
+  const lines: string[] = [];
+  // To make our own /health unreachable while the probe timer still runs, close the listening
+  // socket behind the endpoint's back (a test-only reach into its private field).
+  const endpoint = new HealthEndpoint({ address: '127.0.0.1:0', metrics, log: createLogger((l) => lines.push(l)).forPlugin('health'), probeIntervalMs: 10 });
+  await endpoint.open();
+  t.after(() => endpoint.close());
+  const url = endpoint.url;
+  const blocker = (endpoint as unknown as { server: http.Server }).server;
+  await new Promise<void>((resolve) => blocker.close(() => resolve()));
+  for (let i = 0; i < 100 && lines.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.match(lines[0] ?? '', new RegExp(`^\\[WARNING\\] plugin/health: Local health request to "${url}" failed: Get "${url}": .*ECONNREFUSED`));
+  assert.match(await registry.metrics(), /^coredns_health_request_failures_total [1-9]\d*$/m);
+});

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { definePlugin, validateCorefile } from '@foghorn/core';
+import { directivesOf } from '@foghorn/testkit';
+import whoami from '@foghorn/plugin-whoami';
+import { parseHealth } from '../src/index.js';
+import type { HealthOptions } from '../src/index.js';
+
+/** Runs parseHealth on `health` lines through the real Corefile parser and dispenser. */
+async function parse(lines: string): Promise<HealthOptions> {
+  let parsed: HealthOptions | undefined;
+  const probe = definePlugin({ name: 'health', setup: (c) => void (parsed = parseHealth(c)) });
+  await validateCorefile({ path: 'Corefile', contents: `example.org {\n${lines}\n    whoami\n}\n` }, { directives: directivesOf(probe, whoami) });
+  assert.ok(parsed);
+  return parsed;
+}
+
+const good: { input: string; want: HealthOptions }[] = [
+  { input: '    health', want: { address: ':8080', lameduckMs: 0 } },
+  { input: '    health localhost:8091', want: { address: 'localhost:8091', lameduckMs: 0 } },
+  { input: '    health 127.0.0.1:0', want: { address: '127.0.0.1:0', lameduckMs: 0 } },
+  { input: '    health [::1]:8080', want: { address: '[::1]:8080', lameduckMs: 0 } },
+  { input: '    health :8092 {\n        lameduck 1s\n    }', want: { address: ':8092', lameduckMs: 1000 } },
+  { input: '    health {\n        lameduck 1.5s\n    }', want: { address: ':8080', lameduckMs: 1500 } },
+  // Repeats are allowed and the last values win (CoreDNS's parse loop).
+  { input: '    health :8081\n    health :8082', want: { address: ':8082', lameduckMs: 0 } },
+  { input: '    health :8081 {\n        lameduck 1s\n    }\n    health :8082', want: { address: ':8082', lameduckMs: 1000 } },
+];
+
+for (const { input, want } of good) {
+  test(`health parses ${JSON.stringify(input.trim())}`, async () => {
+    assert.deepEqual(await parse(input), want);
+  });
+}
+
+const bad: { input: string; error: string }[] = [
+  { input: '    health foo', error: 'Corefile:2:12 - Error during parsing: address foo: missing port in address' },
+  { input: '    health ::1:80', error: 'address ::1:80: too many colons in address' },
+  { input: '    health [::1]', error: 'address [::1]: missing port in address' },
+  { input: '    health :80 :81', error: "Corefile:2:16 - Error during parsing: Wrong argument count or unexpected line ending after ':81'" },
+  { input: '    health {\n        lameduck\n    }', error: "Corefile:3:9 - Error during parsing: Wrong argument count or unexpected line ending after 'lameduck'" },
+  { input: '    health {\n        lameduck 1s 2s\n    }', error: "Wrong argument count or unexpected line ending after '2s'" },
+  {
+    input: '    health {\n        lameduck x\n    }',
+    error: `Corefile:3:18 - Error during parsing: unable to parse lameduck duration value: 'x' : time: invalid duration "x"`,
+  },
+  { input: '    health {\n        lameduck 5\n    }', error: `time: missing unit in duration "5"` },
+  { input: '    health {\n        foo\n    }', error: "Corefile:3:9 - Error during parsing: unknown property 'foo'" },
+];
+
+for (const { input, error } of bad) {
+  test(`health rejects ${JSON.stringify(input.trim())}`, async () => {
+    await assert.rejects(parse(input), (e: Error) => {
+      assert.ok(e.message.includes(error), `${e.message}\n  does not contain\n${error}`);
+      return true;
+    });
+  });
+}
+
+test('health errors are wrapped as plugin/health with the position', async () => {
+  const health = (await import('../src/index.js')).default;
+  await assert.rejects(
+    validateCorefile({ path: 'Corefile', contents: 'example.org {\n    health foo\n}\n' }, { directives: directivesOf(health) }),
+    { message: 'plugin/health: Corefile:2:12 - Error during parsing: address foo: missing port in address' },
+  );
+});
