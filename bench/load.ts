@@ -1,12 +1,12 @@
 /**
  * The load generator, run in its own process: sends COUNT queries over UDP to 127.0.0.1:PORT
  * keeping WINDOW in flight, and prints one JSON line with QPS and latency percentiles.
- * Usage: node load.js PORT COUNT WINDOW
+ * Usage: node load.js PORT COUNT WINDOW [NAME] [TYPE]
  */
 import dgram from 'node:dgram';
 import dnsPacket from 'dns-packet';
 
-const [portText = '53', countText = '50000', windowText = '64'] = process.argv.slice(2);
+const [portText = '53', countText = '50000', windowText = '64', name = 'bench.example.org', type = 'A'] = process.argv.slice(2);
 const port = Number(portText);
 const count = Number(countText);
 const window = Number(windowText);
@@ -16,7 +16,7 @@ const template = dnsPacket.encode({
   type: 'query',
   id: 0,
   flags: dnsPacket.RECURSION_DESIRED,
-  questions: [{ type: 'A', name: 'bench.example.org', class: 'IN' }],
+  questions: [{ type: type as dnsPacket.RecordType, name, class: 'IN' }],
 });
 const sentAt = new Float64Array(65536).fill(-1);
 const latencies = new Float64Array(count);

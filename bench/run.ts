@@ -3,15 +3,18 @@
  * a separate process, next to the naive dgram + dns-packet responder on the same machine in the
  * same run. Each server runs in its own process; the load generator in another.
  *
+ * Scenarios are the `scenario-*.js` modules beside this file (see scenario.ts); pass names to run
+ * only some: `npm run bench -- whoami cache`.
  * Environment: BENCH_QUERIES (default 100000), BENCH_WINDOW (in-flight queries, default 64),
  * BENCH_ROUNDS (default 3; the best round of each server is reported).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BenchScenario } from './scenario.js';
 
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
 const cli = fileURLToPath(new URL('../../packages/foghorn/dist/src/cli.js', import.meta.url));
@@ -29,40 +32,37 @@ interface LoadResult {
   p99ms: number;
 }
 
-interface Scenario {
-  readonly name: string;
-  start(): { child: ChildProcess; port: Promise<number> };
-}
-
 function waitForPort(child: ChildProcess, pattern: RegExp): Promise<number> {
   return new Promise((resolve, reject) => {
     let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    const collect = (chunk: Buffer): void => {
       output += chunk.toString();
       const match = pattern.exec(output);
       if (match) resolve(Number(match[1]));
-    });
+    };
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
     child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
   });
 }
 
-function runLoad(port: number): Promise<LoadResult> {
+function runLoad(port: number, name: string, type: string): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [here('./load.js'), String(port), String(queries), String(window)]);
+    const child = spawn(process.execPath, [here('./load.js'), String(port), String(queries), String(window), name, type]);
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as LoadResult) : reject(new Error(`load exited with ${code}`))));
   });
 }
 
-async function measure(scenario: Scenario): Promise<LoadResult> {
-  const { child, port } = scenario.start();
+/** Starts a server process, warms it up, and keeps the best of `rounds` loads. */
+async function measure(child: ChildProcess, port: Promise<number>, name: string, type: string): Promise<LoadResult> {
   try {
     const p = await port;
-    await runLoad(p); // warm-up: JIT, caches
+    await runLoad(p, name, type); // warm-up: JIT, caches
     let best: LoadResult | undefined;
     for (let i = 0; i < rounds; i++) {
-      const result = await runLoad(p);
+      const result = await runLoad(p, name, type);
       if (!best || result.qps > best.qps) best = result;
     }
     return best!;
@@ -71,39 +71,36 @@ async function measure(scenario: Scenario): Promise<LoadResult> {
   }
 }
 
+function line(title: string, result: LoadResult, extra = ''): string {
+  return `${title.padEnd(34)} ${result.qps.toFixed(0).padStart(8)} qps   p50 ${result.p50ms.toFixed(3)} ms   p99 ${result.p99ms.toFixed(3)} ms   lost ${result.lost}${extra}`;
+}
+
+const wanted = process.argv.slice(2);
+const modules = readdirSync(here('.'))
+  .filter((file) => /^scenario-.+\.js$/.test(file))
+  .filter((file) => wanted.length === 0 || wanted.includes(file.slice('scenario-'.length, -'.js'.length)))
+  .sort((a, b) => (a === 'scenario-whoami.js' ? -1 : b === 'scenario-whoami.js' ? 1 : a.localeCompare(b)));
+
 const dir = mkdtempSync(join(tmpdir(), 'foghorn-bench-'));
-const corefile = join(dir, 'Corefile');
-writeFileSync(corefile, '.:0 {\n    bind 127.0.0.1\n    whoami\n}\n');
-
-const scenarios: Scenario[] = [
-  {
-    name: 'naive dgram + dns-packet',
-    start: () => {
-      const child = spawn(process.execPath, [here('./naive-responder.js')]);
-      return { child, port: waitForPort(child, /PORT (\d+)/) };
-    },
-  },
-  {
-    name: 'foghorn whoami',
-    start: () => {
-      const child = spawn(process.execPath, [cli, '-conf', corefile]);
-      return { child, port: waitForPort(child, /^\.:(\d+) on 127\.0\.0\.1$/m) };
-    },
-  },
-];
-
 try {
-  console.log(`UDP whoami, ${queries} queries, ${window} in flight, best of ${rounds} rounds; node ${process.versions.node}`);
-  const results: LoadResult[] = [];
-  for (const scenario of scenarios) {
-    const result = await measure(scenario);
-    results.push(result);
-    console.log(
-      `${scenario.name.padEnd(28)} ${result.qps.toFixed(0).padStart(8)} qps   p50 ${result.p50ms.toFixed(3)} ms   p99 ${result.p99ms.toFixed(3)} ms   lost ${result.lost}`,
-    );
+  console.log(`UDP, ${queries} queries per round, ${window} in flight, best of ${rounds} rounds; node ${process.versions.node}`);
+  const naiveChild = spawn(process.execPath, [here('./naive-responder.js')]);
+  const naive = await measure(naiveChild, waitForPort(naiveChild, /PORT (\d+)/), 'bench.example.org', 'A');
+  console.log(line('naive dgram + dns-packet', naive));
+  for (const file of modules) {
+    const scenario = ((await import(here(`./${file}`))) as { default: BenchScenario }).default;
+    const setup = await scenario.setup();
+    try {
+      const corefile = join(dir, `Corefile-${file}`);
+      writeFileSync(corefile, setup.corefile);
+      const child = spawn(process.execPath, [cli, '-conf', corefile]);
+      const result = await measure(child, waitForPort(child, /:(\d+) on 127\.0\.0\.1$/m), setup.queryName, setup.queryType);
+      const ratio = result.qps / naive.qps;
+      console.log(line(scenario.title, result, `   ratio ${ratio.toFixed(2)} (target >= ${scenario.targetRatio})`));
+    } finally {
+      await setup.cleanup();
+    }
   }
-  const [naive, foghorn] = results;
-  console.log(`ratio foghorn/naive: ${(foghorn!.qps / naive!.qps).toFixed(2)} (the chain may cost at most 25%: ratio >= 0.75)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

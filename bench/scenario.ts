@@ -1,0 +1,22 @@
+/**
+ * A benchmark scenario: a Corefile for Foghorn (listening on 127.0.0.1 port 0) and the query the
+ * load generator repeats. `run.ts` measures every `scenario-*.js` module next to the naive
+ * responder in the same run. A scenario module's default export is a {@link BenchScenario}.
+ */
+export interface ScenarioSetup {
+  /** Corefile text; its first server block must listen on 127.0.0.1 with port 0. */
+  readonly corefile: string;
+  /** Name and type the load generator asks for. */
+  readonly queryName: string;
+  readonly queryType: string;
+  /** Stops whatever `setup` started (an upstream, a test API server). */
+  cleanup(): Promise<void>;
+}
+
+export interface BenchScenario {
+  /** One line shown in the report. */
+  readonly title: string;
+  /** The ratio to the naive responder the scenario must reach, shown next to the figure. */
+  readonly targetRatio: number;
+  setup(): Promise<ScenarioSetup>;
+}
