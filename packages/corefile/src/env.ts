@@ -7,7 +7,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 // CoreDNS rescans the whole token after each replacement, so a value that contains its own
 // placeholder would loop forever there. We stop after this many replacements instead.
-const maxReplacements = 10_000;
+const maxReplacements = 1_000;
 
 function replaceReferences(input: string, start: string, end: string, env: Env): string {
   let s = input;

@@ -27,7 +27,10 @@ export interface DirectiveOccurrence {
 
 /** One server block: its keys and its directives in file order. */
 export interface ServerBlock {
-  /** Keys (addresses) as written, commas removed, empty keys skipped. */
+  /**
+   * Keys (addresses) as written after substitution, one trailing comma removed, empty keys
+   * (`""`, an unset `{$VAR}`) skipped. As in CoreDNS, a key that was only `,` stays as `''`.
+   */
   readonly keys: readonly Token[];
   /** Directive occurrences in the order they appear in the file (imports expanded). */
   readonly directives: readonly DirectiveOccurrence[];

@@ -15,6 +15,7 @@ const structure: ReadonlyArray<{ name: string; input: string; want: Shape[]; env
   { name: 'the { may be on the next line', input: 'example.org\n{\n  whoami\n}', want: [[['example.org'], [['whoami']]]] },
   { name: 'several keys on one line', input: 'a.org b.org:1053 {\n whoami\n}', want: [[['a.org', 'b.org:1053'], [['whoami']]]] },
   { name: 'a trailing comma continues the keys on the next line', input: 'a.org,\n  b.org, c.org {\n whoami\n}', want: [[['a.org', 'b.org', 'c.org'], [['whoami']]]] },
+  { name: 'a key that is only a comma stays as an empty key (CoreDNS quirk)', input: 'a , b {\n whoami\n}', want: [[['a', '', 'b'], [['whoami']]]] },
   { name: 'empty keys are skipped', input: '"" a.org {\n whoami\n}', want: [[['a.org'], [['whoami']]]] },
   { name: 'a block whose keys are all empty is dropped', input: '"" {\n whoami\n}\nb.org {\n log\n}', want: [[['b.org'], [['log']]]] },
   { name: 'a Corefile of only a key line is one block without directives', input: 'example.org', want: [[['example.org'], []]] },
