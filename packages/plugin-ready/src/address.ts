@@ -1,0 +1,65 @@
+/**
+ * Go's `net.SplitHostPort`, because CoreDNS validates the *ready* ADDRESS with it and operators
+ * search for its exact messages (`address foo: missing port in address`).
+ */
+
+/** A `host:port` split the Go way; `host` is '' for "every address", `port` may be ''. */
+export interface HostPort {
+  readonly host: string;
+  readonly port: string;
+}
+
+/**
+ * Splits `host:port`, `[v6]:port` or `:port`. Throws Go's `address X: REASON` error.
+ *
+ * @example
+ * splitHostPort(':8080')      // { host: '', port: '8080' }
+ * splitHostPort('[::1]:8080') // { host: '::1', port: '8080' }
+ */
+export function splitHostPort(hostport: string): HostPort {
+  const fail = (why: string): Error => new Error(`address ${hostport}: ${why}`);
+  const i = hostport.lastIndexOf(':');
+  if (i < 0) throw fail('missing port in address');
+  let host: string;
+  let j = 0;
+  let k = 0;
+  if (hostport.startsWith('[')) {
+    const end = hostport.indexOf(']');
+    if (end < 0) throw fail("missing ']' in address");
+    if (end + 1 === hostport.length) throw fail('missing port in address');
+    if (end + 1 !== i) throw fail(hostport[end + 1] === ':' ? 'too many colons in address' : 'missing port in address');
+    host = hostport.slice(1, end);
+    j = 1;
+    k = end + 1;
+  } else {
+    host = hostport.slice(0, i);
+    if (host.includes(':')) throw fail('too many colons in address');
+  }
+  if (hostport.slice(j).includes('[')) throw fail("unexpected '[' in address");
+  if (hostport.slice(k).includes(']')) throw fail("unexpected ']' in address");
+  return { host, port: hostport.slice(i + 1) };
+}
+
+/**
+ * The numeric port to listen on: '' means any free port, as in Go. Go would also look up
+ * service names (`:http`); we only take numbers and say so.
+ */
+export function listenPort(address: string, port: string): number {
+  if (port === '') return 0;
+  const n = /^[0-9]+$/.test(port) ? Number(port) : NaN;
+  if (!(n >= 0 && n <= 65535)) throw new Error(`listen tcp ${address}: unknown port '${port}'`);
+  return n;
+}
+
+/** Node's listen errors in Go's words (`listen tcp :8080: bind: address already in use`). */
+export function listenError(address: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reasons: Record<string, string> = {
+    EADDRINUSE: 'bind: address already in use',
+    EACCES: 'bind: permission denied',
+    EADDRNOTAVAIL: 'bind: cannot assign requested address',
+    ENOTFOUND: 'no such host',
+  };
+  const reason = (code !== undefined ? reasons[code] : undefined) ?? (error instanceof Error ? error.message : String(error));
+  return new Error(`listen tcp ${address}: ${reason}`, { cause: error });
+}
