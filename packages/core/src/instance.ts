@@ -122,7 +122,14 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
   for (const entry of context.directives) {
     const using = states.filter((state) => state.block.directives.some((d) => d.name === entry.name));
     if (using.length === 0) continue;
-    const plugin = await entry.load();
+    let plugin: PluginDefinition;
+    try {
+      plugin = await entry.load();
+    } catch (error) {
+      // Name the first place the Corefile uses the directive: that is what the operator edits.
+      const first = using[0]!.block.directives.find((d) => d.name === entry.name)!.tokens[0]!;
+      throw positioned(first, `plugin/${entry.name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
     for (const state of using) {
       const tokens = state.block.directives.filter((d) => d.name === entry.name).flatMap((d) => d.tokens);
       const controller = new SetupController(tokens, entry.name, state, instance, context);

@@ -7,6 +7,7 @@
  *
  * The order is CoreDNS v1.14.7's plugin.cfg restricted to the plugins Foghorn ships.
  */
+import { readFileSync } from 'node:fs';
 import type { DirectiveEntry, PluginDefinition } from '@foghorn/core';
 
 interface Entry {
@@ -52,12 +53,18 @@ export function standardDirectives(installed: ReadonlySet<string> = installedPac
   for (const entry of order) {
     if (!installed.has(entry.packageName)) continue;
     const load = (): Promise<PluginDefinition> => importPlugin(entry.packageName);
-    entries.push({ name: entry.name, packageName: entry.packageName, load });
+    const version = packageVersion(entry.packageName);
+    entries.push({ name: entry.name, packageName: entry.packageName, version, load });
     for (const [alias, target] of Object.entries(aliases)) {
-      if (target === entry.name) entries.push({ name: alias, packageName: entry.packageName, load });
+      if (target === entry.name) entries.push({ name: alias, packageName: entry.packageName, version, load });
     }
   }
   return entries;
+}
+
+function packageVersion(packageName: string): string {
+  const url = new URL(import.meta.resolve(`${packageName}/package.json`));
+  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
 }
 
 /** The bundled plugin packages this distribution can load. */

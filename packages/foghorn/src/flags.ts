@@ -10,6 +10,7 @@ export interface CliFlags {
   quiet: boolean;
   version: boolean;
   validate: boolean;
+  pluginsCfg: string;
 }
 
 type FlagKind = 'string' | 'port' | 'bool';
@@ -22,6 +23,7 @@ const flagKinds: Record<string, { kind: FlagKind; field: keyof CliFlags }> = {
   quiet: { kind: 'bool', field: 'quiet' },
   version: { kind: 'bool', field: 'version' },
   validate: { kind: 'bool', field: 'validate' },
+  'plugins-cfg': { kind: 'string', field: 'pluginsCfg' },
 };
 
 /** Usage text, printed for `-h` and flag errors. */
@@ -33,7 +35,9 @@ export const usage = `Usage of foghorn:
   -pidfile string
         File to write the process ID to
   -plugins
-        List installed plugins in chain order
+        List every directive with its package and version, in chain order
+  -plugins-cfg string
+        Directive list to use instead of the built-in one: name:package per line, in chain order
   -quiet
         Quiet mode (no initialization output)
   -validate
@@ -44,7 +48,7 @@ export const usage = `Usage of foghorn:
 export class FlagError extends Error {}
 
 export function parseFlags(argv: readonly string[]): CliFlags {
-  const flags: CliFlags = { conf: '', dnsPort: undefined, pidfile: '', plugins: false, quiet: false, version: false, validate: false };
+  const flags: CliFlags = { conf: '', dnsPort: undefined, pidfile: '', plugins: false, quiet: false, version: false, validate: false, pluginsCfg: '' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('-') || arg === '-' ) throw new FlagError(`extra command line arguments: [${argv.slice(i).join(' ')}]`);

@@ -7,3 +7,5 @@ export { parseFlags } from './flags.js';
 export type { CliFlags } from './flags.js';
 export { version } from './version.js';
 export { main } from './main.js';
+export { discoverExternalPlugins, loadExternalPlugin, placeByHints, PluginLoadError, readPluginsCfg } from './external.js';
+export type { ExternalPackage } from './external.js';

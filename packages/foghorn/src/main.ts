@@ -3,12 +3,15 @@
  * (spec 4). Fatal startup errors go to stderr, bare, with exit status 1.
  */
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { arch, platform } from 'node:os';
 import { createLogger, defaultCorefile, Server, validateCorefile } from '@foghorn/core';
 import type { CorefileSource, DirectiveEntry } from '@foghorn/core';
 import { readCorefile } from './corefile-source.js';
 import { standardDirectives } from './directives.js';
+import { discoverExternalPlugins, placeByHints, readPluginsCfg } from './external.js';
 import { FlagError, parseFlags } from './flags.js';
+import type { CliFlags } from './flags.js';
 import { version } from './version.js';
 
 function fail(message: string, code = 1): never {
@@ -20,35 +23,59 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Runs the CLI with `argv` (without node and script). Resolves once the server is up. */
-export async function main(argv: readonly string[], directives: DirectiveEntry[] = standardDirectives()): Promise<void> {
-  let flags;
+/**
+ * The directive list: `-plugins-cfg` if given, else the standard list with the third-party
+ * plugins installed next to the Corefile or in the working directory placed by their hints.
+ */
+async function distribution(flags: CliFlags): Promise<DirectiveEntry[]> {
+  const standard = standardDirectives();
+  const searchDirs = [process.cwd()];
+  if (flags.conf !== '' && flags.conf !== 'stdin') searchDirs.unshift(dirname(resolve(flags.conf)));
+  const externals = discoverExternalPlugins(searchDirs);
+  if (flags.pluginsCfg !== '') return readPluginsCfg(flags.pluginsCfg, standard, externals);
+  return placeByHints(standard, externals.values());
+}
+
+/**
+ * Runs the CLI with `argv` (without node and script). Resolves once the server is up.
+ * `directives` replaces the distribution's list (for programs that embed Foghorn).
+ */
+export async function main(argv: readonly string[], directives?: DirectiveEntry[]): Promise<void> {
+  let flags: CliFlags;
   try {
     flags = parseFlags(argv);
   } catch (error) {
     if (error instanceof FlagError) fail(error.message, 2);
     throw error;
   }
+  if (!directives) {
+    try {
+      directives = await distribution(flags);
+    } catch (error) {
+      fail(describe(error));
+    }
+  }
   if (flags.version) {
     process.stdout.write(banner());
     return;
   }
   if (flags.plugins) {
-    for (const entry of directives) process.stdout.write(`${entry.name}\t${entry.packageName ?? ''}\t${entry.version ?? version}\n`);
+    for (const entry of directives) process.stdout.write(`${entry.name}\t${entry.packageName ?? ''}\t${entry.version ?? ''}\n`);
     return;
   }
   const dnsPort = flags.dnsPort ?? 53;
+  const list = directives;
   const logger = createLogger();
   const load = (): CorefileSource => {
     const found = readCorefile(flags.conf, () => readFileSync(0, 'utf8'));
     if (found) return found;
     logger.warning('no Corefile found (no -conf and no ./Corefile): serving the built-in default');
-    return { path: 'default Corefile', contents: defaultCorefile(dnsPort, directives) };
+    return { path: 'default Corefile', contents: defaultCorefile(dnsPort, list) };
   };
 
   if (flags.validate) {
     try {
-      await validateCorefile(load(), { directives, dnsPort, logger });
+      await validateCorefile(load(), { directives: list, dnsPort, logger });
     } catch (error) {
       fail(describe(error));
     }
@@ -58,7 +85,7 @@ export async function main(argv: readonly string[], directives: DirectiveEntry[]
 
   let server: Server;
   try {
-    server = new Server({ directives, dnsPort, logger, loadCorefile: load });
+    server = new Server({ directives: list, dnsPort, logger, loadCorefile: load });
     await server.start();
   } catch (error) {
     fail(describe(error));
