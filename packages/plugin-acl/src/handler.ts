@@ -1,0 +1,125 @@
+/**
+ * The acl handler: checks each query against the rules of its server block and allows, blocks,
+ * filters or drops it. Rules are tried in file order; inside a rule the first matching policy
+ * decides; a query no policy matches goes on to the next plugin.
+ */
+import { matchZone, nextOrFailure, Rcode, replyTo } from '@foghorn/core';
+import type { Handler, HandlerResult, Logger, Request, ResponseWriter } from '@foghorn/core';
+import type { OptAnswer } from 'dns-packet';
+import { networkContains, parseClientAddress } from './address.js';
+import type { AddressWords } from './address.js';
+import type { AclMetrics } from './metrics.js';
+import type { AclAction, AclPolicy, AclRule } from './setup.js';
+
+/** RFC 8914 §4.16: "Blocked", what CoreDNS attaches to a blocked query's REFUSED. */
+export const EDE_BLOCKED = 15;
+/** RFC 8914 §4.18: "Filtered", what CoreDNS attaches to a filtered query's empty NOERROR. */
+export const EDE_FILTERED = 17;
+
+/** RFC 8914 §2: the EDNS option code of an Extended DNS Error. */
+const EDNS_OPTION_EDE = 15;
+
+/** The `view` label: Foghorn has no *view* plugin yet, so it is always empty, as in CoreDNS without views. */
+const noView = '';
+
+/** A policy matched nothing in a rule: try the next rule. */
+const noAction = 'none';
+
+export class Acl implements Handler {
+  readonly name = 'acl';
+  /**
+   * Label objects per `server` (a block has one per listener), built once, so the allow path,
+   * taken by almost every query, allocates nothing for its counter.
+   */
+  private readonly allowedLabels = new Map<string, { server: string; view: string }>();
+
+  constructor(
+    private readonly rules: readonly AclRule[],
+    private readonly metrics: AclMetrics,
+    private readonly log: Logger,
+    private readonly next: Handler | null,
+  ) {}
+
+  serveDNS(req: Request, w: ResponseWriter): HandlerResult {
+    // The client address is parsed at most once, and only when some rule guards the name.
+    let client: AddressWords | undefined | null = null;
+    for (const rule of this.rules) {
+      const zone = matchZone(rule.zones, req.qname);
+      if (zone === undefined) continue;
+      if (client === null) client = parseClientAddress(req.remoteAddress);
+      let action: AclAction | typeof noAction;
+      if (client === undefined) {
+        // As CoreDNS: a source that cannot be read is refused rather than let through.
+        this.log.error(`Blocking request. Unable to parse source address: ${req.remoteAddress}`);
+        action = 'block';
+      } else {
+        action = matchPolicies(rule.policies, req.qtype, client);
+      }
+      switch (action) {
+        case 'allow':
+          return this.allow(req, w);
+        case 'block':
+          w.write(this.reply(req, Rcode.REFUSED, EDE_BLOCKED));
+          this.metrics.blocked.inc({ server: req.server, zone, view: noView });
+          // CoreDNS returns success here: the REFUSED has been written already.
+          return Rcode.NOERROR;
+        case 'filter':
+          w.write(this.reply(req, Rcode.NOERROR, EDE_FILTERED));
+          this.metrics.filtered.inc({ server: req.server, zone, view: noView });
+          return Rcode.NOERROR;
+        case 'drop':
+          // Success without a write: the listener sends nothing, so the client times out.
+          this.metrics.dropped.inc({ server: req.server, zone, view: noView });
+          return Rcode.NOERROR;
+        case noAction:
+          break;
+      }
+    }
+    return this.allow(req, w);
+  }
+
+  private allow(req: Request, w: ResponseWriter): HandlerResult {
+    let labels = this.allowedLabels.get(req.server);
+    if (labels === undefined) {
+      labels = { server: req.server, view: noView };
+      this.allowedLabels.set(req.server, labels);
+    }
+    this.metrics.allowed.inc(labels);
+    return nextOrFailure(this.name, this.next, req, w);
+  }
+
+  /**
+   * An empty reply with `rcode`. The extended error rides in an OPT record only when the query
+   * had one: RFC 6891 §7 forbids OPT in a reply to a query without it (CoreDNS adds it anyway).
+   */
+  private reply(req: Request, rcode: number, ede: number): ReturnType<typeof replyTo> {
+    const msg = replyTo(req, rcode);
+    if (req.hasEdns) {
+      const opt: OptAnswer = {
+        type: 'OPT',
+        name: '.',
+        // The writer's EDNS scrub replaces size and DO with the client's.
+        udpPayloadSize: req.udpSize,
+        extendedRcode: 0,
+        ednsVersion: 0,
+        flags: 0,
+        flag_do: false,
+        // RFC 8914 §2: INFO-CODE (16 bits) and an optional EXTRA-TEXT, which CoreDNS leaves empty.
+        // dns-packet's option types list no EDE, so the raw form goes through a cast.
+        options: [{ code: EDNS_OPTION_EDE, data: Buffer.from([ede >> 8, ede & 0xff]) }] as unknown as OptAnswer['options'],
+      };
+      msg.additionals = [opt];
+    }
+    return msg;
+  }
+}
+
+/** The action of the first policy matching the query's type and source, or `none`. */
+function matchPolicies(policies: readonly AclPolicy[], qtype: number, client: AddressWords): AclAction | typeof noAction {
+  for (const policy of policies) {
+    if (policy.qtypes !== null && !policy.qtypes.has(qtype)) continue;
+    if (policy.networks !== null && !policy.networks.some((network) => networkContains(network, client))) continue;
+    return policy.action;
+  }
+  return noAction;
+}

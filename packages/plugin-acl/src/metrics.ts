@@ -1,0 +1,36 @@
+/**
+ * The acl plugin's metrics, named and labelled as CoreDNS's `plugin/acl/metrics.go`. Allowed
+ * queries carry no `zone` label there (they may match no rule, hence no zone), so not here either.
+ */
+import { Counter } from 'prom-client';
+import type { Registry } from 'prom-client';
+
+export interface AclMetrics {
+  /** `coredns_acl_blocked_requests_total{server, zone, view}` */
+  readonly blocked: Counter<'server' | 'zone' | 'view'>;
+  /** `coredns_acl_filtered_requests_total{server, zone, view}` */
+  readonly filtered: Counter<'server' | 'zone' | 'view'>;
+  /** `coredns_acl_allowed_requests_total{server, view}` */
+  readonly allowed: Counter<'server' | 'view'>;
+  /** `coredns_acl_dropped_requests_total{server, zone, view}` */
+  readonly dropped: Counter<'server' | 'zone' | 'view'>;
+}
+
+function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  const existing = registry.getSingleMetric(name) as Counter<L> | undefined;
+  return existing ?? new Counter({ name, help, labelNames, registers: [registry] });
+}
+
+/**
+ * Creates the metrics in `registry`, or returns the ones already there, so several `acl` blocks
+ * and reloads never hit "already registered".
+ */
+export function createAclMetrics(registry: Registry): AclMetrics {
+  const zoned = ['server', 'zone', 'view'] as const;
+  return {
+    blocked: counter(registry, 'coredns_acl_blocked_requests_total', 'Counter of DNS requests being blocked.', zoned),
+    filtered: counter(registry, 'coredns_acl_filtered_requests_total', 'Counter of DNS requests being filtered.', zoned),
+    allowed: counter(registry, 'coredns_acl_allowed_requests_total', 'Counter of DNS requests being allowed.', ['server', 'view'] as const),
+    dropped: counter(registry, 'coredns_acl_dropped_requests_total', 'Counter of DNS requests being dropped.', zoned),
+  };
+}
