@@ -172,11 +172,23 @@ export function flagsToString(header: number): string {
 
 /**
  * Go's `strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"`: the shortest decimal that reads
- * back as the same float, never in exponent form (`0.000120082s`, `5e-7` → `0.0000005s`).
+ * back as the same float, never in exponent form (`0.000120082s`, 500 ns → `0.0000005s`).
+ * `ns` is a whole number of nanoseconds.
  */
-export function formatSeconds(ns: bigint): string {
+export function formatSeconds(ns: number): string {
+  if (ns < 1e9) {
+    // Below a second Go's float is the nearest double to 0.NNNNNNNNN, and a decimal of at most
+    // 15 significant digits is the shortest form of its nearest double: print the digits as they
+    // are, which avoids float formatting on the hot path.
+    if (ns <= 0) return '0s';
+    let digits = String(ns).padStart(9, '0');
+    let end = digits.length;
+    while (digits.charCodeAt(end - 1) === 0x30) end--;
+    digits = digits.slice(0, end);
+    return `0.${digits}s`;
+  }
   // The same arithmetic as Go's Duration.Seconds, so the float (and its digits) are the same.
-  const seconds = Number(ns / 1_000_000_000n) + Number(ns % 1_000_000_000n) / 1e9;
+  const seconds = Math.floor(ns / 1e9) + (ns % 1e9) / 1e9;
   return `${toFixedShortest(seconds)}s`;
 }
 
@@ -219,7 +231,7 @@ function localAddress(server: string): string {
 }
 
 /** Formats one log line (without the `[INFO] ` prefix). */
-export function formatLine(format: CompiledFormat, req: Request, reply: ReplySummary | null, durationNs: bigint): string {
+export function formatLine(format: CompiledFormat, req: Request, reply: ReplySummary | null, durationNs: number): string {
   let line = '';
   for (const part of format.parts) {
     switch (part.kind) {

@@ -63,11 +63,7 @@ export class LogRecorder implements ResponseWriter {
   }
 }
 
-/** The reply the server will write for an rcode nobody wrote, as CoreDNS's log synthesizes it (#4724). */
-function synthesized(req: Request, rcode: number): Packet {
-  return replyTo(req, rcode);
-}
-
+/** Length of the reply the server writes itself for an error rcode nobody wrote. */
 function synthesizedSize(req: Request, msg: Packet): number {
   let size = dnsPacket.encodingLength(msg);
   // The server adds an OPT to its reply when the query had one (spec 2.4).
@@ -142,7 +138,9 @@ export class Log implements Handler {
       const header = rec.wire.readUInt16BE(2);
       reply = { rcode: header & 0xf, header, size: rec.size };
     } else if (!clientWrote(rcode)) {
-      msg = synthesized(req, rcode);
+      // Nothing was written and the server will answer with this rcode: log that reply, as
+      // CoreDNS does since #4724, so the line does not claim NOERROR for a SERVFAIL.
+      msg = replyTo(req, rcode);
       reply = { rcode, header: QR | (req.flags & COPIED_BITS) | (rcode & 0xf), size: synthesizedSize(req, msg) };
     }
     if (rule.classes !== ClassBit.all) {
@@ -150,7 +148,7 @@ export class Log implements Handler {
       const cls = classify(typify(msg, Math.floor(Date.now() / 1000)));
       if ((rule.classes & ClassBit[cls]) === 0) return;
     }
-    const duration = rule.format.usesDuration ? process.hrtime.bigint() - start : 0n;
+    const duration = rule.format.usesDuration ? Number(process.hrtime.bigint() - start) : 0;
     this.sink(`[INFO] ${formatLine(rule.format, req, reply, duration)}`);
   }
 }
