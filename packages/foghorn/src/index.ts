@@ -9,3 +9,5 @@ export { version } from './version.js';
 export { main } from './main.js';
 export { discoverExternalPlugins, loadExternalPlugin, placeByHints, PluginLoadError, readPluginsCfg } from './external.js';
 export type { ExternalPackage } from './external.js';
+export { chooseDirectives, createServer } from './embed.js';
+export type { EmbeddedServerOptions } from './embed.js';
