@@ -74,6 +74,16 @@ function synthesizedSize(req: Request, msg: Packet): number {
   return size;
 }
 
+/** A reply a plugin wrote as bytes, decoded for classification; undecodable ones class as errors. */
+function decodeOrUndefined(wire: Buffer): Packet | undefined {
+  try {
+    return dnsPacket.decode(wire);
+  } catch {
+    // typify(undefined) is OTHERERROR, the class CoreDNS gives a reply it cannot make sense of.
+    return undefined;
+  }
+}
+
 export class Log implements Handler {
   readonly name = 'log';
 
@@ -144,7 +154,7 @@ export class Log implements Handler {
       reply = { rcode, header: QR | (req.flags & COPIED_BITS) | (rcode & 0xf), size: synthesizedSize(req, msg) };
     }
     if (rule.classes !== ClassBit.all) {
-      if (msg === undefined && rec.wire !== undefined) msg = dnsPacket.decode(rec.wire);
+      if (msg === undefined && rec.wire !== undefined) msg = decodeOrUndefined(rec.wire);
       const cls = classify(typify(msg, Math.floor(Date.now() / 1000)));
       if ((rule.classes & ClassBit[cls]) === 0) return;
     }

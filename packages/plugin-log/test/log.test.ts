@@ -37,6 +37,13 @@ class Outcomes implements Handler {
         w.write(reply);
         return label === 'nx' ? Rcode.NXDOMAIN : Rcode.NOERROR;
       }
+      case 'wire': {
+        // Written as bytes, as a cache hit is.
+        const reply = replyTo(req, Rcode.NXDOMAIN);
+        reply.authorities = [SOA];
+        w.writeWire(dnsPacket.encode(reply));
+        return Rcode.NXDOMAIN;
+      }
       case 'refused':
         return Rcode.REFUSED;
       case 'fail':
@@ -173,16 +180,19 @@ test('a reply written after the handler returned a promise is logged when it set
 test('class denial logs NXDOMAIN and NODATA replies only', async (t) => {
   const { server, lines } = await start(t, 'log {\n  class denial\n }');
   const port = server.port();
-  for (const name of ['ok.example.org.', 'nx.example.org.', 'nodata.example.org.', 'refused.example.org.']) {
-    await udpExchange({ port }, makeQuery(name, 'A'));
+  let wireSize = 0;
+  for (const name of ['ok.example.org.', 'nx.example.org.', 'nodata.example.org.', 'refused.example.org.', 'wire.example.org.']) {
+    wireSize = (await udpExchange({ port }, makeQuery(name, 'A')))?.length ?? 0;
   }
   assert.deepEqual(
     lines.map((line) => [fields(line).name, fields(line).rcode]),
     [
       ['nx.example.org.', 'NXDOMAIN'],
       ['nodata.example.org.', 'NOERROR'],
+      ['wire.example.org.', 'NXDOMAIN'],
     ],
   );
+  assert.equal(fields(lines[2]).rsize, String(wireSize));
 });
 
 test('class error logs REFUSED and SERVFAIL, and success logs answers', async (t) => {
