@@ -46,6 +46,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Resolves as soon as the shutdown has entered the lameduck wait. */
+async function inLameduck(lines: readonly string[]): Promise<void> {
+  while (!lines.some((line) => line.includes('Going into lameduck mode'))) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
 function portOf(c: Controller): number {
   const listeners = healthListeners(c);
   assert.equal(listeners.length, 1);
@@ -104,8 +109,7 @@ test('during lameduck /health stays 200 and DNS keeps answering, then both close
   const dnsPort = server.port();
   const started = Date.now();
   const stopping = server.server.stop();
-  // Well inside the 300ms lameduck window.
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await inLameduck(server.lines);
   assert.equal((await get(healthPort, '/health')).status, 200);
   const reply = await query({ port: dnsPort }, 'example.org', 'A');
   assert.equal(reply.additionals?.[0]?.type, 'A');

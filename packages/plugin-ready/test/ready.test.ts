@@ -145,7 +145,8 @@ test('on shutdown /ready closes first while /health stays 200 for the lameduck p
   const healthPort = healthListeners(controller!)[0]!.port;
   assert.equal((await get(port, '/ready')).status, 200);
   const stopping = server.server.stop();
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // /ready closed before the lameduck wait began.
+  while (!server.lines.some((line) => line.includes('Going into lameduck mode'))) await new Promise((resolve) => setTimeout(resolve, 2));
   await assert.rejects(get(port, '/ready'), { code: 'ECONNREFUSED' });
   assert.equal((await get(healthPort, '/health')).status, 200);
   assert.deepEqual(await stopping, []);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -33,7 +33,16 @@ async function serveFile(t: TestContext, contents: string): Promise<{ server: Se
   return { server, path, lines, port: () => server.addresses[0]!.port };
 }
 
-async function waitFor(what: string, predicate: () => boolean, timeoutMs = 3_000): Promise<void> {
+/**
+ * Replaces the file in one step, as editors and Kubernetes ConfigMap updates do, so a check never
+ * reads a half-written Corefile.
+ */
+async function replaceFile(path: string, contents: string): Promise<void> {
+  await writeFile(`${path}.tmp`, contents);
+  await rename(`${path}.tmp`, path);
+}
+
+async function waitFor(what: string, predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -58,7 +67,7 @@ test('a changed Corefile is picked up and the new configuration serves', async (
   assert.deepEqual(await metric(server, 'coredns_reload_version_info{'), []);
 
   const second = block('example.net');
-  await writeFile(path, second);
+  await replaceFile(path, second);
   await waitFor('the reload', () => lines.includes('[INFO] Reloading complete'));
   const secondHash = hashCorefile({ path, contents: second });
   assert.ok(lines.includes(`[INFO] plugin/reload: Running configuration SHA512 = ${secondHash}`), lines.join('\n'));
@@ -68,7 +77,7 @@ test('a changed Corefile is picked up and the new configuration serves', async (
 
   // The next change replaces the version label instead of adding one.
   const third = block('example.com');
-  await writeFile(path, third);
+  await replaceFile(path, third);
   await waitFor('the second reload', () => count(lines, 'Reloading complete') === 2);
   const thirdHash = hashCorefile({ path, contents: third });
   assert.deepEqual(await metric(server, 'coredns_reload_version_info{'), [`coredns_reload_version_info{hash="sha512",value="${thirdHash}"} 1`]);
@@ -77,7 +86,7 @@ test('a changed Corefile is picked up and the new configuration serves', async (
 
 test('a broken Corefile keeps the old one serving, is counted once and not retried', async (t) => {
   const { server, path, lines, port } = await serveFile(t, block('example.org'));
-  await writeFile(path, block('example.org', '    reload 50ms 20ms\n    nosuch\n'));
+  await replaceFile(path, block('example.org', '    reload 50ms 20ms\n    nosuch\n'));
   await waitFor('the failed reload', () => lines.includes('[ERROR] plugin/reload: Corefile changed but reload failed'));
   assert.ok(lines.some((l) => /^\[ERROR\] Restart failed: .*Unknown directive 'nosuch'/.test(l)), lines.join('\n'));
   assert.deepEqual(await metric(server, 'coredns_reload_failed_total '), ['coredns_reload_failed_total 1']);
@@ -87,14 +96,14 @@ test('a broken Corefile keeps the old one serving, is counted once and not retri
   assert.equal(count(lines, 'Restart failed'), 1);
   assert.deepEqual(await metric(server, 'coredns_reload_failed_total '), ['coredns_reload_failed_total 1']);
   // Fixing it reloads.
-  await writeFile(path, block('example.net'));
+  await replaceFile(path, block('example.net'));
   await waitFor('the reload', () => lines.includes('[INFO] Reloading complete'));
   assert.equal(rcodeOf(await query({ port: port() }, 'example.net', 'A')), 'NOERROR');
 });
 
 test('a Corefile that does not parse is reported and no reload is tried', async (t) => {
   const { server, path, lines, port } = await serveFile(t, block('example.org'));
-  await writeFile(path, 'example.org:0 {\n    reload 50ms\n    whoami\n');
+  await replaceFile(path, 'example.org:0 {\n    reload 50ms\n    whoami\n');
   await waitFor('the parse warning', () => lines.some((l) => l.startsWith('[WARNING] plugin/reload: Corefile parse failed: ')));
   assert.equal(count(lines, 'Reloading'), 0);
   assert.deepEqual(await metric(server, 'coredns_reload_failed_total '), ['coredns_reload_failed_total 0']);
@@ -103,9 +112,9 @@ test('a Corefile that does not parse is reported and no reload is tried', async 
 
 test('a Corefile without reload stops the watching after it is loaded', async (t) => {
   const { path, lines } = await serveFile(t, block('example.org'));
-  await writeFile(path, block('example.net', ''));
+  await replaceFile(path, block('example.net', ''));
   await waitFor('the reload', () => lines.includes('[INFO] Reloading complete'));
-  await writeFile(path, block('example.com', ''));
+  await replaceFile(path, block('example.com', ''));
   await sleep(250);
   assert.equal(count(lines, 'Reloading complete'), 1);
   assert.equal(count(lines, 'SHA512'), 1);
@@ -114,7 +123,7 @@ test('a Corefile without reload stops the watching after it is loaded', async (t
 test('several blocks with reload share one watcher', async (t) => {
   const { path, lines } = await serveFile(t, block('example.org') + block('example.net'));
   assert.equal(count(lines, 'SHA512'), 1);
-  await writeFile(path, block('example.org') + block('example.com'));
+  await replaceFile(path, block('example.org') + block('example.com'));
   await waitFor('the reload', () => lines.includes('[INFO] Reloading complete'));
   await sleep(150);
   assert.equal(count(lines, '[INFO] Reloading'), 2, lines.join('\n')); // "Reloading" and "Reloading complete", once
@@ -123,12 +132,12 @@ test('several blocks with reload share one watcher', async (t) => {
 
 test('a reload triggered from outside re-bases the watcher on the new configuration', async (t) => {
   const { server, path, lines } = await serveFile(t, block('example.org', '    reload 1h\n'));
-  await writeFile(path, block('example.net'));
+  await replaceFile(path, block('example.net'));
   assert.equal(await server.reload(), true);
   // The new configuration's shorter period now applies, and its content isn't reloaded again.
   await sleep(200);
   assert.equal(count(lines, 'Reloading complete'), 1);
-  await writeFile(path, block('example.com'));
+  await replaceFile(path, block('example.com'));
   await waitFor('the watcher reload', () => count(lines, 'Reloading complete') === 2);
 });
 

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { definePlugin, validateCorefile } from '@foghorn/core';
+import { definePlugin, parseCorefile, validateCorefile } from '@foghorn/core';
 import { directivesOf } from '@foghorn/testkit';
 import whoami from '@foghorn/plugin-whoami';
 import reload, { corefileJson, hashCorefile, parseReload, reloadPeriodMs } from '../src/index.js';
 import type { ReloadOptions } from '../src/index.js';
-import { parseCorefile } from '@foghorn/core';
 
 /** Runs parseReload on a `reload` line through the real Corefile parser and dispenser. */
 async function parse(line: string): Promise<ReloadOptions> {
