@@ -1,0 +1,436 @@
+/**
+ * The cache handler (spec 3.5): answers repeats from stored wire bytes, sends misses down the
+ * chain through a writer that stores what comes back, and refreshes popular or stale entries in
+ * the background, one refresh per entry at a time.
+ *
+ *   query ─► in zones? ─no──────────────────────────────────────────────► next
+ *              │yes
+ *              ▼
+ *           lookup (denial, then success) ─miss─► next, via CachingWriter ─► store + reply
+ *              │hit
+ *              ├─ fresh: reply from bytes; maybe prefetch in the background
+ *              └─ stale: immediate → reply TTL 0 + background refresh
+ *                        verify    → ask next first, stale reply if that fails
+ */
+import dnsPacket from 'dns-packet';
+import type { Answer, Packet } from 'dns-packet';
+import * as classes from 'dns-packet/classes.js';
+import { LRUCache } from 'lru-cache';
+import { Flags, isSubdomain, matchZone, nextOrFailure, Request } from '@foghorn/core';
+import type { Handler, HandlerResult, QueryHeader, ResponseWriter, Transport } from '@foghorn/core';
+import { canonicalName, clampTtl, classify, isDenial, Kind, minimalTtl, rcodeOf, typeNumber } from './classify.js';
+import { buildEntry, Entry } from './item.js';
+import { serverCells } from './metrics.js';
+import type { CacheMetrics, ServerCells } from './metrics.js';
+import { effectiveCapacity } from './setup.js';
+import type { CacheOptions } from './setup.js';
+
+/** Who a {@link CachingWriter} writes for. */
+const enum Mode {
+  /** A miss: store, and pass the reply on to the client. */
+  Client,
+  /** A prefetch: store only. */
+  Prefetch,
+  /** A stale entry's background refresh: store only a matching NOERROR or NXDOMAIN reply. */
+  Stale,
+  /** serve_stale verify: store and pass on only a matching NOERROR or NXDOMAIN reply. */
+  Verify,
+}
+
+const RCODE_NOERROR = 0;
+const RCODE_NXDOMAIN = 3;
+
+const classNumbers = new Map<string, number>();
+function classNumber(name: string | undefined): number {
+  if (name === undefined) return 1;
+  let n = classNumbers.get(name);
+  if (n === undefined) {
+    n = name.startsWith('UNKNOWN_') ? Number(name.slice(8)) : name.startsWith('CLASS') ? Number(name.slice(5)) : classes.toClass(name);
+    classNumbers.set(name, n);
+  }
+  return n;
+}
+
+/** CoreDNS's `request.Match`: one question, QR set, same name (any case), type and class. */
+function replyMatches(msg: Packet, req: Request): boolean {
+  const questions = msg.questions;
+  if (questions?.length !== 1 || msg.type !== 'response') return false;
+  const q = questions[0]!;
+  return canonicalName(q.name) === req.qname && typeNumber(q.type) === req.qtype && classNumber(q.class) === req.qclass;
+}
+
+/** Every record but OPT, with its TTL set to `ttl` (CoreDNS's `filterRRSlice`). */
+function withTtl(rrs: readonly Answer[] | undefined, ttl: number): Answer[] {
+  const out: Answer[] = [];
+  if (rrs === undefined) return out;
+  for (const rr of rrs) if (rr.type !== 'OPT') out.push({ ...rr, ttl } as Answer);
+  return out;
+}
+
+/** Offset just past the question of a query the listener accepted. */
+function questionEnd(raw: Buffer): number {
+  let offset = 12;
+  for (;;) {
+    const length = raw[offset]!;
+    if (length === 0) return offset + 5;
+    if ((length & 0xc0) === 0xc0) return offset + 6;
+    offset += 1 + length;
+  }
+}
+
+/**
+ * A copy of the query with AD set, as CoreDNS 1.14.7 sends down the chain on a miss or a
+ * refresh; a refresh is marked TCP so that nothing below truncates it.
+ */
+function chainCopy(req: Request, transport: Transport): Request {
+  const raw = Buffer.from(req.raw);
+  raw[3] = raw[3]! | Flags.AD;
+  const header: QueryHeader = {
+    id: req.id,
+    flags: req.flags | Flags.AD,
+    opcode: (req.flags >> 11) & 0x0f,
+    name: req.name,
+    qtype: req.qtype,
+    qclass: req.qclass,
+    questionEnd: questionEnd(raw),
+    hasEdns: req.hasEdns,
+    udpSize: req.udpSize,
+    ednsVersion: req.ednsVersion,
+    dnssecOk: req.dnssecOk,
+    ednsOptions: req.ednsOptions === null ? null : [...req.ednsOptions],
+  };
+  const copy = new Request(raw, header, transport, req.remoteAddress, req.remotePort);
+  copy.zone = req.zone;
+  copy.server = req.server;
+  return copy;
+}
+
+/** The lookup key: DO, CD, type, class and the lower-cased name (CoreDNS hashes the same). */
+function keyOf(req: Request): string {
+  const bits = (req.dnssecOk ? 2 : 0) | ((req.flags & Flags.CD) !== 0 ? 1 : 0);
+  return `${bits}${req.qtype}/${req.qclass}/${req.qname}`;
+}
+
+/** The response cache of one server block. */
+export class Cache implements Handler {
+  readonly name = 'cache';
+  private next: Handler | null = null;
+  private readonly successCache: LRUCache<string, Entry>;
+  private readonly denialCache: LRUCache<string, Entry>;
+  private readonly allZones: boolean;
+  private readonly zonesLabel: string;
+  private readonly staleUpToSeconds: number;
+  private readonly cellsByServer = new Map<string, ServerCells>();
+  /** Cells of the last server label seen: a listener sends runs of queries with the same one. */
+  private lastServer: string | undefined;
+  private lastCells: ServerCells | undefined;
+  /** The cells of the query being stored, for counting evictions in `dispose`. */
+  private storing: ServerCells | undefined;
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    readonly options: CacheOptions,
+    private readonly metrics: CacheMetrics,
+    /** The clock in milliseconds; tests move it instead of sleeping. */
+    readonly now: () => number = Date.now,
+  ) {
+    this.allZones = options.zones.includes('.');
+    this.zonesLabel = options.zones.join(',');
+    this.staleUpToSeconds = Math.trunc(options.staleUpToMs / 1000);
+    // LRU instead of CoreDNS's random pick within a shard: the capacity is the same.
+    this.successCache = new LRUCache<string, Entry>({
+      max: effectiveCapacity(options.success.capacity),
+      dispose: (_value, _key, reason) => {
+        if (reason === 'evict' && this.storing) this.storing.successEvictions.value++;
+      },
+    });
+    this.denialCache = new LRUCache<string, Entry>({
+      max: effectiveCapacity(options.denial.capacity),
+      dispose: (_value, _key, reason) => {
+        if (reason === 'evict' && this.storing) this.storing.denialEvictions.value++;
+      },
+    });
+  }
+
+  /** Called once when the chain is built. */
+  link(next: Handler | null): Handler {
+    this.next = next;
+    return this;
+  }
+
+  /** Resolves when no background refresh is in flight (tests, shutdown). */
+  async whenIdle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /** Lets refreshes in flight finish; nothing else holds resources. */
+  async close(): Promise<void> {
+    await this.whenIdle();
+  }
+
+  /** Entries in the success and denial caches. */
+  get size(): { success: number; denial: number } {
+    return { success: this.successCache.size, denial: this.denialCache.size };
+  }
+
+  serveDNS(req: Request, w: ResponseWriter): HandlerResult {
+    if (!this.allZones && !this.inZones(req.qname)) return nextOrFailure(this.name, this.next, req, w);
+    const cells = this.cellsFor(req.server);
+    cells.requests.value++;
+    const now = this.now();
+    const key = keyOf(req);
+    const entry = this.lookup(key, req, now, cells);
+    if (entry === undefined) {
+      cells.misses.value++;
+      const copy = chainCopy(req, req.transport);
+      return nextOrFailure(this.name, this.next, copy, new CachingWriter(this, copy, w, key, cells, Mode.Client, (req.flags & Flags.AD) !== 0));
+    }
+    const ttl = entry.ttlAt(now);
+    let replyTtl = ttl;
+    if (ttl < 0) {
+      if (this.options.staleMode === 'verify') return this.verifyStale(req, w, entry, key, cells);
+      replyTtl = this.options.staleResponseTtlSeconds;
+      this.refresh(req, entry, key, cells, Mode.Stale, now);
+      cells.servedStale.value++;
+    } else if (this.shouldPrefetch(entry, now)) {
+      this.refresh(req, entry, key, cells, Mode.Prefetch, now);
+    }
+    w.writeWire(entry.reply(req, this.options.keepTtl ? entry.origTtl : replyTtl));
+    return 0;
+  }
+
+  private inZones(qname: string): boolean {
+    for (const zone of this.options.zones) if (isSubdomain(qname, zone)) return true;
+    return false;
+  }
+
+  private cellsFor(server: string): ServerCells {
+    if (server === this.lastServer) return this.lastCells!;
+    let cells = this.cellsByServer.get(server);
+    if (cells === undefined) {
+      cells = serverCells(this.metrics, server, this.zonesLabel);
+      this.cellsByServer.set(server, cells);
+    }
+    this.lastServer = server;
+    this.lastCells = cells;
+    return cells;
+  }
+
+  /** Usable: fresh, or expired for less than the serve_stale window. */
+  private usable(entry: Entry | undefined, req: Request, now: number): entry is Entry {
+    if (entry === undefined || !entry.matches(req)) return false;
+    const ttl = entry.ttlAt(now);
+    return ttl > 0 || (this.staleUpToSeconds > 0 && -ttl < this.staleUpToSeconds);
+  }
+
+  /** Denial cache first, then success; counts the hit by the cache it came from. */
+  private lookup(key: string, req: Request, now: number, cells: ServerCells): Entry | undefined {
+    const success = this.successCache.get(key);
+    if (this.options.preferPositive && this.usable(success, req, now) && success.answers) {
+      cells.successHits.value++;
+      return success;
+    }
+    const denial = this.denialCache.get(key);
+    if (this.usable(denial, req, now)) {
+      // A cached SERVFAIL gives way to a usable positive answer for the same question.
+      if (denial.kind !== Kind.ServerError || !this.usable(success, req, now)) {
+        cells.denialHits.value++;
+        return denial;
+      }
+    }
+    if (this.usable(success, req, now)) {
+      cells.successHits.value++;
+      return success;
+    }
+    return undefined;
+  }
+
+  /** CoreDNS's `shouldPrefetch`: enough hits in the window, and little TTL left. */
+  private shouldPrefetch(entry: Entry, now: number): boolean {
+    const { prefetchAmount, prefetchDurationMs, prefetchPercentage } = this.options;
+    if (prefetchAmount <= 0) return false;
+    if (entry.lastHitMs < now - prefetchDurationMs) entry.hits = 1;
+    else entry.hits++;
+    entry.lastHitMs = now;
+    const threshold = Math.ceil((prefetchPercentage / 100) * entry.origTtl);
+    return entry.hits >= prefetchAmount && entry.ttlAt(now) <= threshold;
+  }
+
+  /** Starts a background refresh of `entry` unless one is in flight or a recent one failed. */
+  private refresh(req: Request, entry: Entry, key: string, cells: ServerCells, mode: Mode.Prefetch | Mode.Stale, now: number): void {
+    if (entry.refreshing) return;
+    if (this.options.failureRecheckMs > 0 && now - entry.failedAtMs < this.options.failureRecheckMs) return;
+    entry.refreshing = true;
+    cells.prefetch.value++;
+    const copy = chainCopy(req, 'tcp');
+    const writer = new CachingWriter(this, copy, null, key, cells, mode, false);
+    const run = Promise.resolve()
+      .then(() => nextOrFailure(this.name, this.next, copy, writer))
+      .then(
+        () => undefined,
+        // A failing refresh leaves the entry as it is; FAILURE_RECHECK spaces out the retries.
+        () => undefined,
+      )
+      .then(() => {
+        entry.refreshing = false;
+        const fresh = writer.stored;
+        if (fresh === undefined) {
+          entry.failedAtMs = this.now();
+          return;
+        }
+        // The new entry keeps the popularity the old one earned.
+        fresh.hits = entry.hits;
+        fresh.lastHitMs = now;
+      });
+    this.track(run);
+  }
+
+  private track(work: Promise<void>): void {
+    this.pending.add(work);
+    void work.then(() => this.pending.delete(work));
+  }
+
+  /** serve_stale verify: the chain first; the stale entry when it fails or is too slow. */
+  private async verifyStale(req: Request, w: ResponseWriter, entry: Entry, key: string, cells: ServerCells): Promise<number> {
+    const copy = chainCopy(req, req.transport);
+    const writer = new CachingWriter(this, copy, w, key, cells, Mode.Verify, (req.flags & Flags.AD) !== 0);
+    const run = Promise.resolve()
+      .then(() => nextOrFailure(this.name, this.next, copy, writer))
+      .catch(() => -1);
+    let rcode: number | undefined;
+    const timeoutMs = this.options.verifyTimeoutMs;
+    if (timeoutMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), timeoutMs);
+      });
+      rcode = await Promise.race([run, timeout]);
+      clearTimeout(timer);
+      if (rcode === undefined) {
+        // Too slow: the verify goes on in the background and may still refresh the entry.
+        writer.detach();
+        this.track(run.then(() => undefined));
+      }
+    } else {
+      rcode = await run;
+    }
+    if (writer.refreshed) return rcode ?? 0;
+    cells.servedStale.value++;
+    w.writeWire(entry.reply(req, this.options.keepTtl ? entry.origTtl : this.options.staleResponseTtlSeconds));
+    return 0;
+  }
+
+  /**
+   * Stores a reply whose TTLs are already `ttl`; returns the entry, or undefined when a
+   * `disable` zone or an encoding failure keeps it out.
+   */
+  store(key: string, req: Request, msg: Packet, kind: Kind, ttl: number, now: number, cells: ServerCells, mode: Mode): Entry | undefined {
+    const denial = isDenial(kind);
+    const except = denial ? this.options.disableDenial : this.options.disableSuccess;
+    if (except.length > 0 && matchZone(except, req.qname) !== undefined) return undefined;
+    const entry = buildEntry(msg, {
+      qname: req.qname,
+      qtype: req.qtype,
+      qclass: req.qclass,
+      ttl,
+      nowMs: now,
+      kind,
+      answers: kind === Kind.NoError && (msg.answers?.length ?? 0) > 0,
+    });
+    if (entry === undefined) return undefined;
+    this.storing = cells;
+    (denial ? this.denialCache : this.successCache).set(key, entry);
+    // A refreshed positive answer replaces whatever negative one was kept for the question.
+    if (!denial && mode !== Mode.Client) this.denialCache.delete(key);
+    this.storing = undefined;
+    cells.successEntries.value = this.successCache.size;
+    cells.denialEntries.value = this.denialCache.size;
+    return entry;
+  }
+
+  /** The stored duration of a reply of this kind, in milliseconds (CoreDNS's `computeTTL`). */
+  durationMs(msg: Packet, kind: Kind): number {
+    if (kind === Kind.ServerError) return this.options.servfailMs;
+    const tier = kind === Kind.NameError || kind === Kind.NoData ? this.options.denial : this.options.success;
+    return clampTtl(minimalTtl(msg, kind), tier.minTtlSeconds, tier.maxTtlSeconds) * 1000;
+  }
+}
+
+/**
+ * The writer a miss or a refresh goes down the chain with (CoreDNS's cache `ResponseWriter`):
+ * it classifies the reply, sets every TTL to the stored duration, stores it when it may, and
+ * passes it on to the client when there is one.
+ */
+class CachingWriter implements ResponseWriter {
+  /** The entry this reply became, if it was stored. */
+  stored: Entry | undefined;
+  /** serve_stale verify: true once a good reply went to the client. */
+  refreshed = false;
+  private detached = false;
+
+  constructor(
+    private readonly cache: Cache,
+    private readonly req: Request,
+    private readonly inner: ResponseWriter | null,
+    private readonly key: string,
+    private readonly cells: ServerCells,
+    private readonly mode: Mode,
+    /** Whether the client set AD: the copy sent down the chain has AD forced on. */
+    private readonly clientAd: boolean,
+  ) {}
+
+  /** serve_stale verify gave up waiting: the stale answer went out, so store only. */
+  detach(): void {
+    this.detached = true;
+  }
+
+  write(msg: Packet): number {
+    return this.handle(msg);
+  }
+
+  writeWire(wire: Buffer): number {
+    let msg: Packet;
+    try {
+      msg = dnsPacket.decode(wire);
+    } catch {
+      // Not a message we can read, so not one we cache; the client still gets it.
+      return this.mode === Mode.Client && this.inner !== null ? this.inner.writeWire(wire) : 0;
+    }
+    return this.handle(msg);
+  }
+
+  private handle(msg: Packet): number {
+    const { cache, req } = this;
+    const now = cache.now();
+    const kind = classify(msg, req.qname, req.qtype, req.dnssecOk, now);
+    const truncated = ((msg.flags ?? 0) & Flags.TC) !== 0;
+    const cacheable = !truncated && kind !== Kind.OtherError && kind !== Kind.Meta && kind !== Kind.Update;
+    const durationMs = cache.durationMs(msg, kind);
+    const ttl = Math.trunc(durationMs / 1000);
+    const matches = replyMatches(msg, req);
+    const rcode = rcodeOf(msg);
+    // Refreshes of stale entries accept only a good answer: a failure keeps the stale one.
+    const acceptable = this.mode === Mode.Client || this.mode === Mode.Prefetch || (!truncated && matches && (rcode === RCODE_NOERROR || rcode === RCODE_NXDOMAIN));
+    const out: Packet = {
+      ...msg,
+      answers: withTtl(msg.answers, ttl),
+      authorities: withTtl(msg.authorities, ttl),
+      additionals: withTtl(msg.additionals, ttl),
+    };
+    if (cacheable && durationMs > 0 && acceptable) {
+      if (matches) {
+        this.stored = cache.store(this.key, req, out, kind, ttl, now, this.cells, this.mode);
+      } else {
+        this.cells.drops.value++;
+      }
+    }
+    if (this.inner === null || this.detached || this.mode === Mode.Prefetch || this.mode === Mode.Stale) return 0;
+    if (this.mode === Mode.Verify) {
+      if (!acceptable) return 0;
+      this.refreshed = true;
+    }
+    // RFC 6840 §5.7-5.8: AD only for clients that asked for DNSSEC or set AD themselves.
+    if (!this.req.dnssecOk && !this.clientAd) out.flags = (out.flags ?? 0) & ~Flags.AD;
+    return this.inner.write(out);
+  }
+}

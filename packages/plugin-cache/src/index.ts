@@ -1,0 +1,33 @@
+/**
+ * cache: a CoreDNS-compatible response cache (spec 3.5) whose hits are answered from stored wire
+ * bytes: one copy, then the ID, the TTL fields and the question's case are patched.
+ * @module
+ */
+import { definePlugin } from '@foghorn/core';
+import type { PluginDefinition } from '@foghorn/core';
+import { setupCache } from './setup.js';
+import type { CacheHooks } from './setup.js';
+
+/**
+ * The `cache` directive with an injected clock or a hook on each cache created; the default
+ * export is `createCachePlugin()`.
+ *
+ * @example
+ * let now = Date.now();
+ * const cache = createCachePlugin({ now: () => now });
+ * const server = await startServer(corefile, { directives: directivesOf(bind, cache, upstream) });
+ * now += 10_000; // ten seconds later, without sleeping
+ */
+export function createCachePlugin(hooks: CacheHooks = {}): PluginDefinition {
+  return definePlugin({ name: 'cache', setup: (c) => setupCache(c, hooks) });
+}
+
+const plugin: PluginDefinition = createCachePlugin();
+export default plugin;
+
+export { Cache } from './handler.js';
+export { parseCache, setupCache, effectiveCapacity } from './setup.js';
+export type { CacheHooks, CacheOptions, CacheTier, StaleMode } from './setup.js';
+export { createCacheMetrics } from './metrics.js';
+export type { CacheMetrics } from './metrics.js';
+export { classify, Kind, minimalTtl, answersQuestion } from './classify.js';
