@@ -36,3 +36,5 @@ export { RouteTable } from './routes.js';
 export type { Route } from './routes.js';
 export { readQuery, Verdict } from './wire.js';
 export type { EdnsOption, QueryHeader } from './wire.js';
+export { listenError, listenPort, splitHostPort } from './address.js';
+export type { HostPort } from './address.js';

@@ -8,7 +8,7 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node
 import type { AddressInfo } from 'node:net';
 import { formatDuration } from '@foghorn/core';
 import type { Logger } from '@foghorn/core';
-import { listenError, listenPort, splitHostPort } from './address.js';
+import { listenError, listenPort, splitHostPort } from '@foghorn/core';
 import type { HealthMetrics } from './metrics.js';
 
 /** CoreDNS's read, write and idle timeouts, and its shutdown timeout. */

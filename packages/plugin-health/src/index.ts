@@ -15,5 +15,5 @@ export { defaultProbeIntervalMs, HealthEndpoint } from './endpoint.js';
 export type { HealthEndpointOptions } from './endpoint.js';
 export { createHealthMetrics, healthDurationBuckets } from './metrics.js';
 export type { HealthMetrics } from './metrics.js';
-export { splitHostPort } from './address.js';
-export type { HostPort } from './address.js';
+export { splitHostPort } from '@foghorn/core';
+export type { HostPort } from '@foghorn/core';

@@ -4,7 +4,7 @@
  */
 import { formatDuration, parseDuration } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
-import { splitHostPort } from './address.js';
+import { splitHostPort } from '@foghorn/core';
 import { HealthEndpoint } from './endpoint.js';
 import { createHealthMetrics } from './metrics.js';
 import type { HealthMetrics } from './metrics.js';

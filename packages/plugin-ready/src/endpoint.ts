@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@foghorn/core';
-import { listenError, listenPort, splitHostPort } from './address.js';
+import { listenError, listenPort, splitHostPort } from '@foghorn/core';
 import type { ReadinessList } from './readiness.js';
 
 /** CoreDNS's read, write and idle timeouts, and its shutdown timeout. */

@@ -3,7 +3,7 @@
  * listener per address, shared by every block and by successive configurations (spec 2.8, 3.4).
  */
 import type { Controller, Logger } from '@foghorn/core';
-import { splitHostPort } from './address.js';
+import { splitHostPort } from '@foghorn/core';
 import { ReadyEndpoint } from './endpoint.js';
 import { ReadinessList } from './readiness.js';
 import type { MonitorMode } from './readiness.js';

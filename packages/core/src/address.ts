@@ -1,6 +1,7 @@
 /**
- * Go's `net.SplitHostPort`, because CoreDNS validates the *ready* ADDRESS with it and operators
- * search for its exact messages (`address foo: missing port in address`).
+ * Go's `net.SplitHostPort` and listen errors, because CoreDNS validates the HTTP ADDRESS of
+ * *health*, *ready* and *prometheus* with it and operators search for its exact messages
+ * (`address foo: missing port in address`, `listen tcp :8080: bind: address already in use`).
  */
 
 /** A `host:port` split the Go way; `host` is '' for "every address", `port` may be ''. */
