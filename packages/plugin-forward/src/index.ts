@@ -1,0 +1,32 @@
+/**
+ * forward: proxies queries to upstream resolvers over UDP, TCP, DNS over TLS or DNS over HTTPS,
+ * with connection reuse, in-band health checks and CoreDNS's policies (spec 3.7).
+ *
+ * @example
+ * // A forward whose per-query budget a test shortens:
+ * import { createForwardPlugin } from '@foghorn/plugin-forward';
+ * const forward = createForwardPlugin({ budgetMs: 300 });
+ * @module
+ */
+import { definePlugin } from '@foghorn/core';
+import type { PluginDefinition } from '@foghorn/core';
+import type { ForwardRuntime } from './handler.js';
+import { setupWith } from './setup.js';
+
+/** A `forward` plugin; the default export is `createForwardPlugin()`. */
+export function createForwardPlugin(runtime: Partial<ForwardRuntime> = {}): PluginDefinition {
+  return definePlugin({ name: 'forward', setup: setupWith(runtime) });
+}
+
+const plugin: PluginDefinition = createForwardPlugin();
+export default plugin;
+
+export { defaultExpireMs, defaultHealthCheckIntervalMs, defaultMaxFails, defaultReadTimeoutMs, MAX_UPSTREAMS, parseForward, setup } from './setup.js';
+export type { ForwardOptions, Policy, TlsFiles } from './setup.js';
+export { defaultBudgetMs, Forward } from './handler.js';
+export type { ForwardRuntime } from './handler.js';
+export { createForwardMetrics, durationBuckets } from './metrics.js';
+export type { ForwardMetrics } from './metrics.js';
+export { Proxy } from './proxy.js';
+export { parseUpstream, readResolvConf } from './upstream.js';
+export type { Upstream, UpstreamTransport } from './upstream.js';

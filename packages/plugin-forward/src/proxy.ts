@@ -1,0 +1,204 @@
+/**
+ * One upstream: its connection pools, its failure counter and its health check loop (CoreDNS's
+ * plugin/pkg/proxy). There is no periodic probing of a healthy upstream: a failed query starts
+ * the loop, which probes at once and then every `health_check` interval until a probe gets any
+ * reply at all (spec 3.7 "Health checking").
+ */
+import type tls from 'node:tls';
+import dnsPacket from 'dns-packet';
+import { rcodeToString } from '@foghorn/core';
+import { DohClient } from './doh.js';
+import type { ForwardMetrics } from './metrics.js';
+import { StreamPool, UdpPool } from './transport.js';
+import type { PoolOptions } from './transport.js';
+import type { Upstream } from './upstream.js';
+import { questionEnd, replyRcode } from './wire.js';
+import type { TlsFiles } from './setup.js';
+
+/** The part of the `forward` options a proxy needs. */
+export interface ProxyOptions {
+  readonly forceTcp: boolean;
+  readonly expireMs: number;
+  readonly maxAgeMs: number;
+  readonly maxIdleConns: number;
+  readonly healthCheckIntervalMs: number;
+  readonly healthCheckRecursionDesired: boolean;
+  readonly healthCheckDomain: string;
+  readonly tls: TlsFiles | undefined;
+  readonly tlsServerName: string | undefined;
+  readonly dohMethod: 'GET' | 'POST';
+  readonly sourceAddress: string | undefined;
+}
+
+/** Read timeout of a health probe (CoreDNS's health check client: 1 s). */
+export const HEALTH_PROBE_TIMEOUT_MS = 1_000;
+const PROXY_NAME = 'forward';
+
+/** Node's TLS options for an upstream: minimum TLS 1.2 as CoreDNS, SNI only for a name. */
+function tlsOptionsFor(upstream: Upstream, options: ProxyOptions): tls.ConnectionOptions {
+  const serverName = upstream.serverName ?? options.tlsServerName;
+  return {
+    minVersion: 'TLSv1.2',
+    ...(options.tls?.ca === undefined ? {} : { ca: options.tls.ca }),
+    ...(options.tls?.cert === undefined ? {} : { cert: options.tls.cert }),
+    ...(options.tls?.key === undefined ? {} : { key: options.tls.key }),
+    // RFC 6066 §3 forbids an IP literal as SNI; without a name Node checks the IP against the certificate.
+    ...(serverName === undefined ? {} : { servername: serverName }),
+  };
+}
+
+/** The transport a query uses on the wire. */
+export type WireTransport = 'udp' | 'tcp';
+
+export class Proxy {
+  /** Consecutive failed health probes; the upstream is down while this is above max_fails. */
+  fails = 0;
+  /** Health probes sent so far (for tests and debugging). */
+  probes = 0;
+  private readonly udp: UdpPool | undefined;
+  private readonly stream: StreamPool | undefined;
+  private readonly doh: DohClient | undefined;
+  /** Probes go over their own, never-pooled connections so they test a fresh path. */
+  private readonly probeUdp: UdpPool | undefined;
+  private readonly probeStream: StreamPool | undefined;
+  private readonly probeQuery: Buffer;
+  private readonly probeQuestion: Buffer;
+  private probing = false;
+  private running = false;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+  private readonly durationChild: Map<number, { observe(seconds: number): void }> = new Map();
+
+  constructor(
+    readonly upstream: Upstream,
+    private readonly options: ProxyOptions,
+    private readonly metrics: ForwardMetrics,
+  ) {
+    const to = upstream.address;
+    const base: PoolOptions = {
+      expireMs: options.expireMs,
+      maxAgeMs: options.maxAgeMs,
+      maxIdleConns: options.maxIdleConns,
+      sourceAddress: options.sourceAddress,
+    };
+    const counter = (proto: string) => {
+      // Resolve the labelled children once instead of hashing labels on every query.
+      const hit = metrics.connCacheHits.labels(PROXY_NAME, to, proto);
+      const miss = metrics.connCacheMisses.labels(PROXY_NAME, to, proto);
+      return (isHit: boolean): void => (isHit ? hit : miss).inc();
+    };
+    const probeBase: PoolOptions = { ...base, expireMs: 0 };
+    if (upstream.transport === 'https') {
+      this.doh = new DohClient(upstream.host, upstream.port, options.dohMethod, tlsOptionsFor(upstream, options));
+    } else if (upstream.transport === 'tls') {
+      const secure = tlsOptionsFor(upstream, options);
+      this.stream = new StreamPool(upstream.host, upstream.port, { ...base, tls: secure, onCache: counter('tcp-tls') });
+      this.probeStream = new StreamPool(upstream.host, upstream.port, { ...probeBase, tls: secure });
+    } else {
+      this.udp = new UdpPool(upstream.host, upstream.port, { ...base, onCache: counter('udp') });
+      this.stream = new StreamPool(upstream.host, upstream.port, { ...base, onCache: counter('tcp') });
+      this.probeUdp = new UdpPool(upstream.host, upstream.port, probeBase);
+      this.probeStream = new StreamPool(upstream.host, upstream.port, probeBase);
+    }
+    this.probeQuery = dnsPacket.encode({
+      type: 'query',
+      id: 0,
+      flags: options.healthCheckRecursionDesired ? dnsPacket.RECURSION_DESIRED : 0,
+      questions: [{ name: options.healthCheckDomain === '.' ? '.' : options.healthCheckDomain.slice(0, -1), type: 'NS', class: 'IN' }],
+    });
+    this.probeQuestion = this.probeQuery.subarray(12, questionEnd(this.probeQuery));
+  }
+
+  /** The `to` label and log name: `ip:port`. */
+  get address(): string {
+    return this.upstream.address;
+  }
+
+  /** Upstream sockets open now, over every transport (for tests). */
+  get openConnections(): number {
+    return (this.udp?.size ?? 0) + (this.stream?.size ?? 0);
+  }
+
+  /** CoreDNS's `Down`: never with max_fails 0, else when the probes failed more than max_fails times. */
+  isDown(maxFails: number): boolean {
+    return maxFails !== 0 && this.fails > maxFails;
+  }
+
+  /**
+   * Sends the client's `query` (its ID is replaced) and resolves with the upstream's reply, which
+   * carries the proxy's ID. `question` is the query's question bytes, for matching.
+   */
+  async exchange(query: Uint8Array, question: Uint8Array, transport: WireTransport, timeoutMs: number): Promise<Buffer> {
+    const started = performance.now();
+    let reply: Buffer;
+    if (this.doh !== undefined) reply = await this.doh.exchange(query, question, timeoutMs);
+    else if (transport === 'udp' && this.udp !== undefined) reply = await this.udp.exchange(query, question, timeoutMs);
+    else reply = await (this.stream as StreamPool).exchange(query, question, timeoutMs);
+    const rcode = replyRcode(reply);
+    let child = this.durationChild.get(rcode);
+    if (child === undefined) {
+      child = this.metrics.requestDuration.labels(PROXY_NAME, this.address, rcodeToString(rcode));
+      this.durationChild.set(rcode, child);
+    }
+    child.observe((performance.now() - started) / 1000);
+    return reply;
+  }
+
+  /** Starts the health check loop unless one is running (CoreDNS's `Healthcheck`). */
+  healthcheck(): void {
+    if (this.probing || !this.running) return;
+    this.probing = true;
+    void this.probeLoop();
+  }
+
+  private async probeLoop(): Promise<void> {
+    while (this.running) {
+      if (await this.probe()) {
+        this.fails = 0;
+        break;
+      }
+      this.metrics.healthcheckFailures.labels(PROXY_NAME, this.address).inc();
+      this.fails++;
+      if (!this.running) break;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        this.probeTimer = setTimeout(resolve, this.options.healthCheckIntervalMs);
+        this.probeTimer.unref();
+      });
+      this.probeTimer = undefined;
+      this.wake = undefined;
+    }
+    this.probing = false;
+  }
+
+  /** One probe: any reply, whatever its rcode, means healthy. */
+  private async probe(): Promise<boolean> {
+    this.probes++;
+    try {
+      if (this.doh !== undefined) await this.doh.exchange(this.probeQuery, this.probeQuestion, HEALTH_PROBE_TIMEOUT_MS);
+      else if (this.probeUdp !== undefined && !this.options.forceTcp) await this.probeUdp.exchange(this.probeQuery, this.probeQuestion, HEALTH_PROBE_TIMEOUT_MS);
+      else await (this.probeStream as StreamPool).exchange(this.probeQuery, this.probeQuestion, HEALTH_PROBE_TIMEOUT_MS);
+      return true;
+    } catch {
+      // A failed probe is the expected outcome while the upstream is down; it is counted, not thrown.
+      return false;
+    }
+  }
+
+  /** Allows health checks (OnStartup). */
+  start(): void {
+    this.running = true;
+  }
+
+  /** Stops health checks and closes every connection (OnShutdown). */
+  stop(): void {
+    this.running = false;
+    if (this.probeTimer !== undefined) clearTimeout(this.probeTimer);
+    this.wake?.();
+    this.udp?.closeAll();
+    this.stream?.closeAll();
+    this.probeUdp?.closeAll();
+    this.probeStream?.closeAll();
+    this.doh?.close();
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Work on wire bytes, so a forwarded query is never decoded and re-encoded: the client's bytes
+ * go upstream with a new ID, the upstream's bytes come back with the client's ID.
+ */
+
+const HEADER_LENGTH = 12;
+const TYPE_OPT = 41;
+const QR = 0x80;
+
+/** Offset just past the name starting at `offset`, or -1 when it runs off the end. */
+function skipName(wire: Uint8Array, offset: number): number {
+  let o = offset;
+  while (o < wire.length) {
+    const length = wire[o] ?? 0;
+    if (length === 0) return o + 1;
+    // A compression pointer ends the name (RFC 1035 §4.1.4).
+    if ((length & 0xc0) === 0xc0) return o + 2 <= wire.length ? o + 2 : -1;
+    o += length + 1;
+  }
+  return -1;
+}
+
+/** Offset just past the first question (name, type, class), or -1 for a malformed message. */
+export function questionEnd(wire: Uint8Array): number {
+  const end = skipName(wire, HEADER_LENGTH);
+  return end < 0 || end + 4 > wire.length ? -1 : end + 4;
+}
+
+/** ASCII lower-casing of one byte, for case-insensitive name comparison (RFC 4343). */
+function lower(byte: number): number {
+  return byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte;
+}
+
+/**
+ * Whether `reply` answers a query whose question is `question` (the query's bytes 12..end): the
+ * same name (case-insensitively, so 0x20 randomisation upstream is fine), type and class. A reply
+ * with no question at all also passes: that is an upstream's error reply (FORMERR, NOTIMP), which
+ * the handler then turns into FORMERR for the client as CoreDNS does.
+ */
+export function answersQuestion(reply: Uint8Array, question: Uint8Array): boolean {
+  if (reply.length < HEADER_LENGTH) return false;
+  const qdcount = ((reply[4] ?? 0) << 8) | (reply[5] ?? 0);
+  if (qdcount === 0) return true;
+  if (qdcount !== 1 || reply.length < HEADER_LENGTH + question.length) return false;
+  for (let i = 0; i < question.length; i++) {
+    if (lower(reply[HEADER_LENGTH + i] ?? 0) !== lower(question[i] ?? 0)) return false;
+  }
+  return true;
+}
+
+/** CoreDNS's `state.Match`: a response (QR) carrying exactly the one question. */
+export function isMatchingResponse(reply: Uint8Array): boolean {
+  const qdcount = ((reply[4] ?? 0) << 8) | (reply[5] ?? 0);
+  return ((reply[2] ?? 0) & QR) !== 0 && qdcount === 1;
+}
+
+/** The message ID. */
+export function readId(wire: Uint8Array): number {
+  return ((wire[0] ?? 0) << 8) | (wire[1] ?? 0);
+}
+
+/** A copy of `wire` with `id` in its header. */
+export function withId(wire: Uint8Array, id: number): Buffer {
+  const copy = Buffer.allocUnsafe(wire.length);
+  copy.set(wire);
+  copy[0] = id >> 8;
+  copy[1] = id & 0xff;
+  return copy;
+}
+
+/** The reply's rcode (header part only; the OPT extension is left out like CoreDNS's label does for <16). */
+export function replyRcode(wire: Uint8Array): number {
+  return (wire[3] ?? 0) & 0x0f;
+}
+
+/** Whether the TC bit is set. */
+export function isTruncated(wire: Uint8Array): boolean {
+  return ((wire[2] ?? 0) & 0x02) !== 0;
+}
+
+/** Whether the reply is NOERROR with an empty answer section (for `next_on_nodata`). */
+export function isNoData(wire: Uint8Array): boolean {
+  return replyRcode(wire) === 0 && (wire[6] ?? 0) === 0 && (wire[7] ?? 0) === 0;
+}
+
+/**
+ * The scrub CoreDNS applies to a reply with OPT when the client sent OPT (spec 2.5 SizeAndDo),
+ * done in place on the upstream's bytes: UDP size = the client's advertised size, version 0, the
+ * client's DO bit added, the other flag bits below DO cleared. The extended-rcode byte is kept,
+ * because miekg/dns packs the message's full rcode back into it. Returns false when the message
+ * could not be walked (left as it is).
+ */
+export function scrubOpt(reply: Uint8Array, udpSize: number, dnssecOk: boolean): boolean {
+  if (reply.length < HEADER_LENGTH) return false;
+  const count = (at: number): number => ((reply[at] ?? 0) << 8) | (reply[at + 1] ?? 0);
+  let o = HEADER_LENGTH;
+  for (let i = count(4); i > 0; i--) {
+    o = skipName(reply, o);
+    if (o < 0) return false;
+    o += 4;
+  }
+  const records = count(6) + count(8) + count(10);
+  const additionalStart = count(6) + count(8);
+  for (let i = 0; i < records; i++) {
+    o = skipName(reply, o);
+    if (o < 0 || o + 10 > reply.length) return false;
+    const type = count(o);
+    const rdlength = count(o + 8);
+    if (i >= additionalStart && type === TYPE_OPT) {
+      reply[o + 2] = udpSize >> 8;
+      reply[o + 3] = udpSize & 0xff;
+      // TTL field: ext-rcode, version, then DO and Z (RFC 6891 §6.1.3).
+      reply[o + 5] = 0;
+      reply[o + 6] = ((reply[o + 6] ?? 0) & 0xff) | (dnssecOk ? 0x80 : 0);
+      reply[o + 7] = 0;
+      return true;
+    }
+    o += 10 + rdlength;
+  }
+  return true;
+}
