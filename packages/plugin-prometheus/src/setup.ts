@@ -110,20 +110,59 @@ export function setup(c: Controller): void {
   // the server label ignores `bind` for the same reason (`dns://:PORT`, like the core's list).
   const firstKey = c.keys[0];
   const enabled = firstKey ? { server: `dns://:${firstKey.port}`, zone: firstKey.zone, view: '', name: c.directive } : undefined;
+  const rows = c.shared('prometheus:enabled', () => new EnabledRows(metrics));
   const start = async (): Promise<void> => {
     await endpoint.acquire(owner);
-    if (enabled) metrics.pluginEnabled.set(enabled, 1);
+    if (enabled) rows.claim(owner, enabled);
   };
 
   c.onStartup(start);
   c.onRestart(async () => {
     await endpoint.close();
     // CoreDNS resets the gauge on reload; the new configuration sets its own rows.
-    metrics.pluginEnabled.reset();
+    rows.reset();
   });
   c.onRestartFailed(start);
-  c.onShutdown(() => endpoint.release(owner));
+  c.onShutdown(async () => {
+    await endpoint.release(owner);
+    // A configuration that failed to start takes its rows away again.
+    if (enabled) rows.release(owner, enabled);
+  });
   c.onFinalShutdown(() => endpoint.close());
 
   c.addHandler((next) => new Prometheus(c.directive, next, metrics));
+}
+
+type EnabledLabels = { server: string; zone: string; view: string; name: string };
+
+/**
+ * The `coredns_plugin_enabled` rows and the block that set each. A row is removed only by the
+ * block that set it last, so the old configuration's OnShutdown, which runs after the new one
+ * started, cannot remove a row the new configuration set again.
+ */
+class EnabledRows {
+  private readonly owners = new Map<string, object>();
+
+  constructor(private readonly metrics: DnsMetrics) {}
+
+  claim(owner: object, labels: EnabledLabels): void {
+    this.owners.set(keyOf(labels), owner);
+    this.metrics.pluginEnabled.set(labels, 1);
+  }
+
+  release(owner: object, labels: EnabledLabels): void {
+    const key = keyOf(labels);
+    if (this.owners.get(key) !== owner) return;
+    this.owners.delete(key);
+    this.metrics.pluginEnabled.remove(labels);
+  }
+
+  reset(): void {
+    this.owners.clear();
+    this.metrics.pluginEnabled.reset();
+  }
+}
+
+function keyOf(labels: EnabledLabels): string {
+  return `${labels.server}\u0000${labels.zone}\u0000${labels.view}\u0000${labels.name}`;
 }
