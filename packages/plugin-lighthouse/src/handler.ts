@@ -1,0 +1,167 @@
+/**
+ * The lighthouse handler: zone match, one map lookup, and a reply assembled from precomputed
+ * bytes (header with the client's ID, the client's question copied as sent, the answer body, the
+ * SOA on negative answers, an OPT echo). No per-query list scans and no dns-packet encoding.
+ */
+import dnsPacket from 'dns-packet';
+import { Flags, isSubdomain, nextOrFailure, Rcode } from '@foghorn/core';
+import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
+import { notImplemented, notZone, Outcome } from './answers.js';
+import type { Answer, AnswerTable } from './answers.js';
+import { TYPE_A, TYPE_AAAA, TYPE_PTR, TYPE_SRV, TYPE_TXT } from './wire.js';
+
+/** What the handler needs from the running plugin; swapped in at startup. */
+export interface HandlerState {
+  /** Null until startup built it (a validating run never does). */
+  table: AnswerTable | null;
+  /** The source delivered a complete list of every watched resource. */
+  synced: () => boolean;
+}
+
+/** Counts per outcome, indexed by {@link Outcome}. */
+export type OutcomeCounts = Float64Array;
+
+export class Lighthouse implements Handler {
+  readonly name = 'lighthouse';
+
+  constructor(
+    private readonly state: HandlerState,
+    private readonly fallthrough: readonly string[],
+    private readonly outcomes: OutcomeCounts,
+    private readonly next: Handler | null,
+  ) {}
+
+  serveDNS(req: Request, w: ResponseWriter): HandlerResult {
+    const table = this.state.table;
+    // Like CoreDNS's kubernetes plugin: until the first complete list, an answer could be a wrong
+    // NXDOMAIN that resolvers cache, so the server answers SERVFAIL instead.
+    if (table === null || !this.state.synced()) {
+      this.outcomes[Outcome.unsynced]!++;
+      return Rcode.SERVFAIL;
+    }
+    const qname = req.qname;
+    const zone = table.matchZone(qname);
+    let answer: Answer;
+    if (zone === undefined) {
+      answer = notZone;
+    } else {
+      switch (req.qtype) {
+        case TYPE_A:
+          answer = table.lookup(table.a, qname, TYPE_A, zone);
+          break;
+        case TYPE_AAAA:
+          answer = table.lookup(table.aaaa, qname, TYPE_AAAA, zone);
+          break;
+        case TYPE_SRV:
+          // Spec 3.2: `_http._tcp` and `http.tcp` are the same query; the table holds the bare form.
+          answer = table.lookup(table.srv, qname.includes('_') ? stripUnderscores(qname) : qname, TYPE_SRV, zone);
+          break;
+        case TYPE_PTR:
+          answer = table.lookupPtr(qname, zone);
+          break;
+        case TYPE_TXT:
+          answer = table.lookupTxt(qname, zone);
+          break;
+        default:
+          answer = notImplemented;
+      }
+    }
+    // NODATA never falls through (spec 1.4); NXDOMAIN, NOTIMP and NOTZONE may.
+    if (answer.rcode !== Rcode.NOERROR && this.fallsThrough(qname)) {
+      this.outcomes[Outcome.fallthrough]!++;
+      return nextOrFailure(this.name, this.next, req, w);
+    }
+    this.outcomes[answer.outcome]!++;
+    for (const [cell, n] of answer.served) cell.value += n;
+    writeAnswer(req, w, answer);
+    // NOTIMP was written here, so report success: returning it would make the server write again.
+    return answer.rcode === Rcode.NOTIMP ? Rcode.NOERROR : answer.rcode;
+  }
+
+  private fallsThrough(qname: string): boolean {
+    for (const zone of this.fallthrough) if (isSubdomain(qname, zone)) return true;
+    return false;
+  }
+}
+
+function stripUnderscores(qname: string): string {
+  return qname.replace(/(^|\.)_/g, '$1');
+}
+
+/** OPT with the client's UDP size and DO bit, version 0, no options (spec 2.5). */
+const OPT_LENGTH = 11;
+
+/**
+ * Assembles the reply. The answer body's owners point at the question, which is copied from the
+ * query, so the owner names come back in the client's case; zone names inside SRV targets are
+ * patched to the client's spelling when it differs from lower case.
+ */
+export function writeAnswer(req: Request, w: ResponseWriter, answer: Answer): number {
+  const raw = req.raw;
+  let end = 12;
+  // The listener validated the question; a name at offset 12 has no compression pointers.
+  for (let length = raw[end]!; length !== 0 && length < 0x40; length = raw[end]!) end += length + 1;
+  const nameEnd = end + 1;
+  const questionEnd = nameEnd + 4;
+  const zone = answer.soaZone;
+  const soa = zone === null ? null : zone.soaTail;
+  // EDNS options the client sent (cookies, NSID) are echoed by the server's scrub writer, so
+  // that rare case leaves the OPT to it and pays for a decode.
+  const echoOptions = req.hasEdns && req.ednsOptions !== null && req.ednsOptions.length > 0;
+  const hasOpt = req.hasEdns && !echoOptions;
+  const body = answer.body;
+  const size = questionEnd + body.length + (soa === null ? 0 : soa.length + 2) + (hasOpt ? OPT_LENGTH : 0);
+  const out = Buffer.allocUnsafe(size);
+  out.writeUInt16BE(req.id, 0);
+  out.writeUInt16BE(Flags.QR | Flags.AA | (req.flags & (0x7800 | Flags.RD | Flags.CD)) | answer.rcode, 2);
+  out.writeUInt16BE(1, 4);
+  out.writeUInt16BE(answer.ancount, 6);
+  out.writeUInt16BE(soa === null ? 0 : 1, 8);
+  out.writeUInt16BE(hasOpt ? 1 : 0, 10);
+  raw.copy(out, 12, 12, questionEnd);
+  let offset = questionEnd;
+  if (body.length > 0) {
+    body.copy(out, offset);
+    const patches = answer.zoneOffsets;
+    if (patches !== null) patchZoneCase(raw, nameEnd, out, offset, patches);
+    offset += body.length;
+  }
+  if (soa !== null) {
+    // The SOA owner is the zone, pointed to inside the question so it keeps the client's case.
+    out.writeUInt16BE(0xc000 | (nameEnd - zone!.wire.length), offset);
+    soa.copy(out, offset + 2);
+    offset += soa.length + 2;
+  }
+  if (hasOpt) {
+    out[offset] = 0;
+    out.writeUInt16BE(41, offset + 1);
+    out.writeUInt16BE(req.udpSize, offset + 3);
+    out.writeUInt32BE(req.dnssecOk ? 0x8000 : 0, offset + 5);
+    out.writeUInt16BE(0, offset + 9);
+  }
+  if (echoOptions) return w.write(dnsPacket.decode(out));
+  return w.writeWire(out);
+}
+
+function patchZoneCase(raw: Buffer, nameEnd: number, out: Buffer, bodyOffset: number, patches: readonly number[]): void {
+  // Offsets were recorded for the lower-case zone; the question's zone has the same length.
+  const zoneLength = patchLength(out, bodyOffset + patches[0]!);
+  const zoneStart = nameEnd - zoneLength;
+  let lower = true;
+  for (let i = zoneStart; i < nameEnd; i++) {
+    const c = raw[i]!;
+    if (c >= 0x41 && c <= 0x5a) {
+      lower = false;
+      break;
+    }
+  }
+  if (lower) return;
+  for (const patch of patches) raw.copy(out, bodyOffset + patch, zoneStart, nameEnd);
+}
+
+/** Length of the uncompressed name at `offset` (through its root label). */
+function patchLength(buf: Buffer, offset: number): number {
+  let end = offset;
+  for (let length = buf[end]!; length !== 0; length = buf[end]!) end += length + 1;
+  return end + 1 - offset;
+}

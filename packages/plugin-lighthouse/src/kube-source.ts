@@ -1,0 +1,73 @@
+/**
+ * The Kubernetes source: one watch per resource through the kube layer (src/kube/), which is
+ * imported on startup only, so a Corefile without a Kubernetes-backed lighthouse never loads
+ * @kubernetes/client-node.
+ */
+import type { Logger } from '@foghorn/core';
+import type { KubeConnection, ObjectSink, ResourceSpec, Watch } from './kube/types.js';
+import type { Source } from './source.js';
+import { managedBySelector } from './store.js';
+import type { ResourceName, ServiceStore } from './store.js';
+
+/** What this source needs from src/kube/index.ts. */
+export interface KubeLayer {
+  resolveConnection(connection: KubeConnection, env: NodeJS.ProcessEnv): Promise<unknown>;
+  startWatch(connection: never, resource: ResourceSpec, sink: ObjectSink, options?: { log?: Logger }): Watch | Promise<Watch>;
+}
+
+/** Loads the kube layer; a variable specifier keeps it out of the static module graph. */
+export async function loadKubeLayer(): Promise<KubeLayer> {
+  const specifier = './kube/index.js';
+  return (await import(specifier)) as KubeLayer;
+}
+
+/** The resources of spec 2.1 (the on-demand lists and the ConfigMap are not used). */
+export function watchedResources(store: ServiceStore): [ResourceName, ResourceSpec, ObjectSink][] {
+  return [
+    // Both API versions may be served; a missing one is not an error (spec 2.1, mcs-api v1beta1).
+    ['serviceimports', { group: 'multicluster.x-k8s.io', version: 'v1alpha1', plural: 'serviceimports', optional: true }, store.serviceImports('v1alpha1')],
+    ['serviceimports', { group: 'multicluster.x-k8s.io', version: 'v1beta1', plural: 'serviceimports', optional: true }, store.serviceImports('v1beta1')],
+    ['endpointslices', { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', labelSelector: managedBySelector }, store.endpointSlices],
+    // Without Submariner (or its Gateway type) every cluster counts as connected (spec 4.4).
+    ['submariners', { group: 'submariner.io', version: 'v1alpha1', plural: 'submariners', optional: true }, store.submariners],
+    ['gateways', { group: 'submariner.io', version: 'v1', plural: 'gateways', optional: true }, store.gateways],
+  ];
+}
+
+export class KubeSource implements Source {
+  private watches: [ResourceName, Watch][] = [];
+
+  constructor(
+    readonly store: ServiceStore,
+    private readonly connection: KubeConnection,
+    private readonly log: Logger,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly layer: () => Promise<KubeLayer> = loadKubeLayer,
+  ) {}
+
+  get synced(): boolean {
+    if (this.watches.length === 0) return false;
+    for (const [, watch] of this.watches) if (!watch.synced) return false;
+    return true;
+  }
+
+  restarts(): Partial<Record<ResourceName, number>> {
+    const out: Partial<Record<ResourceName, number>> = {};
+    for (const [resource, watch] of this.watches) out[resource] = (out[resource] ?? 0) + watch.restarts;
+    return out;
+  }
+
+  async start(): Promise<void> {
+    const kube = await this.layer();
+    const connection = await kube.resolveConnection(this.connection, this.env);
+    for (const [resource, spec, sink] of watchedResources(this.store)) {
+      this.watches.push([resource, await kube.startWatch(connection as never, spec, sink, { log: this.log })]);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const watches = this.watches;
+    this.watches = [];
+    await Promise.all(watches.map(([, watch]) => watch.stop()));
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The manifests source: ServiceImport, EndpointSlice, Gateway and Submariner objects read from
+ * YAML or JSON files in a directory (multi-document files and `kind: List` allowed), followed
+ * with fs.watch and a short debounce. Each scan hands the store complete lists, exactly like a
+ * Kubernetes relist, so both sources share every ingest rule. Files that did not change keep
+ * their parsed objects, and a file that fails to parse keeps its last good content (an editor's
+ * half-written save does not wipe services).
+ */
+import { watch } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { Logger } from '@foghorn/core';
+import type { KubeObject } from './kube/types.js';
+import type { Source } from './source.js';
+import type { ResourceName, ServiceStore } from './store.js';
+
+/** Wait this long after the last change event before rescanning: editors write in bursts. */
+export const defaultDebounceMs = 100;
+
+export interface ManifestsOptions {
+  readonly debounceMs?: number;
+}
+
+interface FileState {
+  readonly mtimeMs: number;
+  readonly size: number;
+  readonly objects: readonly KubeObject[];
+}
+
+const manifestExtensions = /\.(ya?ml|json)$/i;
+const managedByLabel = 'endpointslice.kubernetes.io/managed-by';
+const managedByValue = 'lighthouse-agent.submariner.io';
+
+export class ManifestsSource implements Source {
+  private readonly files = new Map<string, FileState>();
+  private watcher: FSWatcher | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private scanning: Promise<void> | undefined;
+  private rescan = false;
+  private stopped = false;
+  private watchRestarts = 0;
+  synced = false;
+  /** Completed scans, for tests that wait for an edit to be applied. */
+  scans = 0;
+
+  constructor(
+    readonly dir: string,
+    readonly store: ServiceStore,
+    private readonly log: Logger,
+    private readonly options: ManifestsOptions = {},
+  ) {}
+
+  restarts(): Partial<Record<ResourceName, number>> {
+    return { serviceimports: this.watchRestarts, endpointslices: this.watchRestarts, gateways: this.watchRestarts, submariners: this.watchRestarts };
+  }
+
+  async start(): Promise<void> {
+    const info = await stat(this.dir).catch((error: Error) => {
+      throw new Error(`manifests directory '${this.dir}': ${error.message}`, { cause: error });
+    });
+    if (!info.isDirectory()) throw new Error(`manifests directory '${this.dir}' is not a directory`);
+    this.startWatcher();
+    await this.scan();
+    this.synced = true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.watcher?.close();
+    this.watcher = undefined;
+    await this.scanning;
+  }
+
+  /** Reads the directory now and applies what changed (also what the watcher triggers). */
+  scan(): Promise<void> {
+    if (this.scanning) {
+      this.rescan = true;
+      return this.scanning;
+    }
+    const run = async (): Promise<void> => {
+      try {
+        do {
+          this.rescan = false;
+          await this.scanOnce();
+        } while (this.rescan && !this.stopped);
+      } finally {
+        this.scanning = undefined;
+      }
+    };
+    this.scanning = run();
+    return this.scanning;
+  }
+
+  private startWatcher(): void {
+    try {
+      this.watcher = watch(this.dir, { recursive: true, persistent: false }, () => this.schedule());
+    } catch {
+      // Recursive watching is not available everywhere; the top directory still works.
+      this.watcher = watch(this.dir, { persistent: false }, () => this.schedule());
+    }
+    this.watcher.on('error', (error) => {
+      this.log.warning(`manifests: watching '${this.dir}': ${error.message}`);
+      this.watcher?.close();
+      this.watcher = undefined;
+      this.watchRestarts++;
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        if (this.stopped) return;
+        try {
+          this.startWatcher();
+          this.schedule();
+        } catch (retry) {
+          this.log.warning(`manifests: watching '${this.dir}': ${(retry as Error).message}`);
+        }
+      }, 1000);
+      this.timer.unref();
+    });
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.scan().catch((error: Error) => this.log.warning(`manifests: scanning '${this.dir}': ${error.message}`));
+    }, this.options.debounceMs ?? defaultDebounceMs);
+    this.timer.unref();
+  }
+
+  private async scanOnce(): Promise<void> {
+    const paths = await listManifests(this.dir);
+    const present = new Set(paths);
+    let changed = false;
+    for (const path of [...this.files.keys()]) {
+      if (!present.has(path)) {
+        this.files.delete(path);
+        changed = true;
+      }
+    }
+    for (const path of paths) {
+      const info = await stat(path).catch(() => undefined);
+      if (!info) continue;
+      const previous = this.files.get(path);
+      if (previous && previous.mtimeMs === info.mtimeMs && previous.size === info.size) continue;
+      let objects: KubeObject[];
+      try {
+        objects = parseManifests(await readFile(path, 'utf8'));
+      } catch (error) {
+        this.log.warning(`manifests: ${path}: ${(error as Error).message}`);
+        continue;
+      }
+      this.files.set(path, { mtimeMs: info.mtimeMs, size: info.size, objects });
+      changed = true;
+    }
+    if (this.stopped) return;
+    if (changed || this.scans === 0) this.apply();
+    this.scans++;
+  }
+
+  /** Complete lists per resource, as a relist would deliver them. */
+  private apply(): void {
+    const imports = new Map<string, KubeObject[]>();
+    const slices: KubeObject[] = [];
+    const gateways: KubeObject[] = [];
+    const submariners: KubeObject[] = [];
+    for (const { objects } of this.files.values()) {
+      for (const object of objects) {
+        const [group, version = ''] = (object.apiVersion ?? '').split('/');
+        if (object.kind === 'ServiceImport' && group === 'multicluster.x-k8s.io') {
+          let list = imports.get(version);
+          if (!list) imports.set(version, (list = []));
+          list.push(object);
+        } else if (object.kind === 'EndpointSlice' && group === 'discovery.k8s.io') {
+          // The same label selector as the Kubernetes watch.
+          if (object.metadata?.labels?.[managedByLabel] === managedByValue) slices.push(object);
+        } else if (object.kind === 'Gateway' && group === 'submariner.io') {
+          gateways.push(object);
+        } else if (object.kind === 'Submariner' && group === 'submariner.io') {
+          submariners.push(object);
+        }
+      }
+    }
+    const store = this.store;
+    for (const version of ['v1alpha1', 'v1beta1']) store.serviceImports(version).replace(imports.get(version) ?? []);
+    // Connectivity first: a scan that adds a cluster's Gateway and its slices answers consistently.
+    store.submariners.replace(submariners);
+    store.gateways.replace(gateways);
+    store.endpointSlices.replace(slices);
+  }
+}
+
+async function listManifests(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await listManifests(path)));
+    else if (entry.isFile() && manifestExtensions.test(entry.name)) out.push(path);
+  }
+  return out;
+}
+
+/** Every object in a YAML (or JSON) text: several documents, `kind: List` expanded. */
+export function parseManifests(text: string): KubeObject[] {
+  const objects: KubeObject[] = [];
+  for (const document of parseAllDocuments(text)) {
+    if (document.errors.length > 0) throw new Error(document.errors[0]!.message);
+    const value: unknown = document.toJS();
+    collect(value, objects);
+  }
+  return objects;
+}
+
+function collect(value: unknown, out: KubeObject[]): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  const object = value as KubeObject;
+  if (typeof object.kind === 'string' && object.kind.endsWith('List') && Array.isArray(object['items'])) {
+    for (const item of object['items'] as unknown[]) collect(item, out);
+    return;
+  }
+  out.push(object);
+}
