@@ -4,22 +4,14 @@
  * @kubernetes/client-node.
  */
 import type { Logger } from '@foghorn/core';
+import type { StartWatchOptions } from './kube/index.js';
 import type { KubeConnection, ObjectSink, ResourceSpec, Watch } from './kube/types.js';
 import type { Source } from './source.js';
 import { managedBySelector } from './store.js';
 import type { ResourceName, ServiceStore } from './store.js';
 
-/** What this source needs from src/kube/index.ts. */
-export interface KubeLayer {
-  resolveConnection(connection: KubeConnection, env: NodeJS.ProcessEnv): Promise<unknown>;
-  startWatch(connection: never, resource: ResourceSpec, sink: ObjectSink, options?: { log?: Logger }): Watch | Promise<Watch>;
-}
-
-/** Loads the kube layer; a variable specifier keeps it out of the static module graph. */
-export async function loadKubeLayer(): Promise<KubeLayer> {
-  const specifier = './kube/index.js';
-  return (await import(specifier)) as KubeLayer;
-}
+/** Watch tuning passed through to the kube layer (tests shorten the backoff). */
+export type WatchOptions = Omit<StartWatchOptions, 'logger' | 'log' | 'env'>;
 
 /** The resources of spec 2.1 (the on-demand lists and the ConfigMap are not used). */
 export function watchedResources(store: ServiceStore): [ResourceName, ResourceSpec, ObjectSink][] {
@@ -42,7 +34,7 @@ export class KubeSource implements Source {
     private readonly connection: KubeConnection,
     private readonly log: Logger,
     private readonly env: NodeJS.ProcessEnv = process.env,
-    private readonly layer: () => Promise<KubeLayer> = loadKubeLayer,
+    private readonly watchOptions: WatchOptions = {},
   ) {}
 
   get synced(): boolean {
@@ -58,10 +50,12 @@ export class KubeSource implements Source {
   }
 
   async start(): Promise<void> {
-    const kube = await this.layer();
+    // Loaded here, not at module load: only a Kubernetes-backed block pulls in the client library.
+    const kube = await import('./kube/index.js');
     const connection = await kube.resolveConnection(this.connection, this.env);
+    this.log.info(`watching ${connection.server} (${connection.source})`);
     for (const [resource, spec, sink] of watchedResources(this.store)) {
-      this.watches.push([resource, await kube.startWatch(connection as never, spec, sink, { log: this.log })]);
+      this.watches.push([resource, await kube.startWatch(connection, spec, sink, { ...this.watchOptions, logger: this.log, env: this.env })]);
     }
   }
 

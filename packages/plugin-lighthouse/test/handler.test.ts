@@ -3,6 +3,7 @@
  * through the manifests source: each row's setup is written as YAML into a temporary directory.
  */
 import { test } from 'node:test';
+import type { Row } from './fixtures.js';
 import { a, aaaa, dnsPort, gateway, http, serviceImport, serviceSlice, slice, srv, submariner, table, tcp42, udp42 } from './fixtures.js';
 import type { KubeObject } from '../src/index.js';
 
