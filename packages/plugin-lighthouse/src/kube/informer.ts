@@ -1,0 +1,386 @@
+/**
+ * An informer that survives the real world. It lists, hands the full list to the sink, then
+ * watches from the list's resourceVersion with bookmarks and a server-side timeout, and resumes
+ * from the last resourceVersion seen whenever the stream ends.
+ *
+ * Why not the client library's ListWatch (@kubernetes/client-node 1.4.0, dist/cache.js)? Read
+ * there: an error from the watch or a failed list calls the ERROR callbacks and returns, so it
+ * never restarts; `start()` resolves even when the first list failed; it sends neither
+ * `allowWatchBookmarks` nor `timeoutSeconds`; and a relist reaches handlers as separate
+ * deletes and adds, never as one atomic list. Its `Watch` (dist/watch.js) is used below for the
+ * stream, with two gaps covered: it swallows exceptions thrown by the event callback, and its
+ * AbortController is only returned once response headers arrive (its 30 s timeout signal is
+ * overwritten on the next line), so a server that accepts and then stays silent would hang it
+ * forever. Each attempt therefore gets its own agent, which the watchdog or stop() destroys.
+ */
+import http from 'node:http';
+import { formatDuration } from '@foghorn/core';
+import type { Logger } from '@foghorn/core';
+import { Watch as WatchStream } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Backoff, ThrottledLog } from './backoff.js';
+import { getJson, KubeApiError, statusError } from './request.js';
+import type { KubeObject, ObjectSink, ResourceSpec, Watch } from './types.js';
+
+/** Tuning for {@link Informer}; every field has a production default. */
+export interface InformerOptions {
+  /** The plugin's logger (`c.log`), so lines read `[WARNING] plugin/lighthouse: ...`. */
+  readonly logger: Logger;
+  /** First retry delay after a failure, ms. Default 1000. */
+  readonly backoffInitialMs?: number;
+  /** Longest retry delay, ms; also how often an absent optional resource is checked. Default 30000. */
+  readonly backoffMaxMs?: number;
+  /** Server-side watch timeout, s. Default: random in [300, 600) per watch, as client-go does. */
+  readonly watchTimeoutSeconds?: number;
+  /**
+   * Restart a watch (or list) when the server sends nothing for this long, ms. Default: the
+   * watch's timeout plus 30 s for watches (bookmarks are not guaranteed on quiet resources), and
+   * 60 s of silence for lists.
+   */
+  readonly watchdogMs?: number;
+  /** Items per list page (`limit`/`continue`). Default 500. */
+  readonly listPageSize?: number;
+  /** At most one warning per watch per this many ms. Default 30000. */
+  readonly logIntervalMs?: number;
+}
+
+export const defaultBackoffInitialMs = 1000;
+export const defaultBackoffMaxMs = 30_000;
+export const defaultListPageSize = 500;
+export const defaultLogIntervalMs = 30_000;
+const defaultListIdleMs = 60_000;
+const watchdogGraceMs = 30_000;
+/** A watch that ends cleanly sooner than this without any event counts as a failure (client-go's "very short watch"). */
+const shortWatchMs = 1000;
+
+type Outcome =
+  | { readonly kind: 'closed'; readonly events: number; readonly durationMs: number }
+  | { readonly kind: 'gone' }
+  | { readonly kind: 'failed'; readonly error: Error; readonly statusCode: number | undefined; readonly events: number; readonly durationMs: number }
+  | { readonly kind: 'stopped' };
+
+interface ListBody {
+  readonly apiVersion?: unknown;
+  readonly kind?: unknown;
+  readonly metadata?: { readonly resourceVersion?: unknown; readonly continue?: unknown };
+  readonly items?: unknown;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function statusCodeOf(err: unknown): number | undefined {
+  if (err instanceof KubeApiError) return err.statusCode;
+  if (isObject(err) && typeof err['statusCode'] === 'number') return err['statusCode'];
+  return undefined;
+}
+
+function describe(err: Error, statusCode: number | undefined): string {
+  if (err instanceof KubeApiError || statusCode === undefined) return err.message;
+  return `${statusCode} ${err.message}`;
+}
+
+/** kubectl's `plural.version.group` spelling, plus the namespace when there is one. */
+export function resourceName(resource: ResourceSpec): string {
+  const base = resource.group === '' ? `${resource.plural}.${resource.version}` : `${resource.plural}.${resource.version}.${resource.group}`;
+  return resource.namespace !== undefined ? `${base} in namespace '${resource.namespace}'` : base;
+}
+
+/** `/api/v1[/namespaces/NS]/PLURAL` or `/apis/GROUP/VERSION[/namespaces/NS]/PLURAL`. */
+export function resourcePath(resource: ResourceSpec): string {
+  const prefix = resource.group === '' ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`;
+  const namespace = resource.namespace !== undefined ? `/namespaces/${encodeURIComponent(resource.namespace)}` : '';
+  return `${prefix}${namespace}/${resource.plural}`;
+}
+
+/** One watched resource. Create with `startWatch`; the loop runs until {@link stop}. */
+export class Informer implements Watch {
+  synced = false;
+  restarts = 0;
+  /** Where the next watch resumes; '' means the next step is a full list. */
+  private resourceVersion = '';
+  private stopped = false;
+  /** A resource marked optional that the server does not serve (404). */
+  private absent = false;
+  private cancelCurrent: (() => void) | undefined;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> = Promise.resolve();
+  private readonly name: string;
+  private readonly path: string;
+  private readonly apiVersion: string;
+  private readonly backoff: Backoff;
+  private readonly log: ThrottledLog;
+  private readonly backoffMaxMs: number;
+
+  constructor(
+    private readonly config: KubeConfig,
+    private readonly resource: ResourceSpec,
+    private readonly sink: ObjectSink,
+    private readonly options: InformerOptions,
+  ) {
+    this.name = `watch ${resourceName(resource)}`;
+    this.path = resourcePath(resource);
+    this.apiVersion = resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+    this.backoffMaxMs = options.backoffMaxMs ?? defaultBackoffMaxMs;
+    this.backoff = new Backoff(options.backoffInitialMs ?? defaultBackoffInitialMs, this.backoffMaxMs);
+    this.log = new ThrottledLog(options.logger, options.logIntervalMs ?? defaultLogIntervalMs);
+  }
+
+  /** Starts the list/watch loop in the background; failures are retried, never thrown. */
+  start(): void {
+    this.loop = this.run().catch((err: unknown) => {
+      this.log.error(`${this.name}: stopped by an unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    });
+  }
+
+  /** Ends the loop and its connection; resolves when nothing of it runs any more. Idempotent. */
+  async stop(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true;
+      this.log.close();
+      this.cancelCurrent?.();
+      this.wake?.();
+    }
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    // Two 410s with no progress in between mean relisting immediately is not helping.
+    let gonesInARow = 0;
+    while (!this.stopped) {
+      if (this.resourceVersion === '') {
+        const listed = await this.relist();
+        if (this.stopped) return;
+        if (listed === 'absent') {
+          await this.sleep(this.backoffMaxMs);
+          continue;
+        }
+        if (listed !== 'ok') {
+          this.restarts++;
+          const delay = this.backoff.next();
+          this.log.warning(`${this.name}: list: ${describe(listed, statusCodeOf(listed))}; retrying in ${formatDuration(delay)}`);
+          await this.sleep(delay);
+          continue;
+        }
+      }
+      const outcome = await this.watchOnce();
+      if (outcome.kind === 'stopped' || this.stopped) return;
+      let delay = 0;
+      if (outcome.kind === 'gone' || (outcome.kind === 'failed' && outcome.statusCode === 410)) {
+        // The history to resume from is gone (etcd compaction, API server restart): relist.
+        // The relist's replace() swaps the whole state, so the sink never sees a gap.
+        this.resourceVersion = '';
+        this.restarts++;
+        gonesInARow++;
+        if (gonesInARow > 1) delay = this.backoff.next();
+      } else {
+        if (outcome.events > 0) gonesInARow = 0;
+        // A watch that worked for a while resets the pace: its failure is news, not a streak.
+        if (outcome.events > 0 || outcome.durationMs >= this.backoffMaxMs) this.backoff.reset();
+        if (outcome.kind === 'closed') {
+          if (outcome.events === 0 && outcome.durationMs < shortWatchMs) {
+            this.restarts++;
+            delay = this.backoff.next();
+            this.log.warning(`${this.name}: watch closed after ${formatDuration(outcome.durationMs)} without events; retrying in ${formatDuration(delay)}`);
+          }
+          // Otherwise the server-side timeout ended it: resume at once from resourceVersion.
+        } else if (outcome.statusCode === 404 && this.resource.optional) {
+          // The CRD went away while watched: the relist will find it absent and empty the sink.
+          this.resourceVersion = '';
+        } else {
+          this.restarts++;
+          delay = this.backoff.next();
+          this.log.warning(`${this.name}: watch: ${describe(outcome.error, outcome.statusCode)}; retrying in ${formatDuration(delay)}`);
+        }
+      }
+      if (delay > 0) await this.sleep(delay);
+    }
+  }
+
+  /** Lists every page, then replaces the sink's state in one call. */
+  private async relist(): Promise<'ok' | 'absent' | Error> {
+    const items: KubeObject[] = [];
+    let listVersion = '';
+    let token: string | undefined;
+    let expiredRetries = 1;
+    for (;;) {
+      const query = new URLSearchParams();
+      if (this.resource.labelSelector !== undefined) query.set('labelSelector', this.resource.labelSelector);
+      query.set('limit', String(this.options.listPageSize ?? defaultListPageSize));
+      if (token !== undefined) query.set('continue', token);
+      const pending = getJson(this.config, this.path, query, this.options.watchdogMs ?? defaultListIdleMs);
+      this.cancelCurrent = pending.cancel;
+      let body: unknown;
+      try {
+        body = await pending.result;
+      } catch (err) {
+        if (this.stopped) return 'ok';
+        if (err instanceof KubeApiError && err.statusCode === 404 && this.resource.optional) return this.markAbsent();
+        if (err instanceof KubeApiError && err.statusCode === 410 && token !== undefined && expiredRetries-- > 0) {
+          // The continue token expired between pages: start the list over.
+          token = undefined;
+          items.length = 0;
+          continue;
+        }
+        return err instanceof Error ? err : new Error(String(err));
+      } finally {
+        this.cancelCurrent = undefined;
+      }
+      if (this.stopped) return 'ok';
+      const list = (isObject(body) ? body : {}) as ListBody;
+      if (!Array.isArray(list.items) && list.items !== null && list.items !== undefined) return new Error('list response has no items array');
+      const listKind = typeof list.kind === 'string' && list.kind.endsWith('List') ? list.kind.slice(0, -4) : undefined;
+      const apiVersion = typeof list.apiVersion === 'string' ? list.apiVersion : this.apiVersion;
+      for (const item of (list.items ?? []) as unknown[]) {
+        if (!isObject(item)) continue;
+        // Lists of built-in types omit each item's apiVersion and kind; the sink gets them filled in.
+        items.push({ apiVersion, ...(listKind !== undefined ? { kind: listKind } : {}), ...item } as KubeObject);
+      }
+      const rv = list.metadata?.resourceVersion;
+      listVersion = typeof rv === 'string' ? rv : '';
+      const next = list.metadata?.continue;
+      token = typeof next === 'string' && next !== '' ? next : undefined;
+      if (token === undefined) break;
+    }
+    this.deliver('replace', () => this.sink.replace(items));
+    this.resourceVersion = listVersion;
+    this.synced = true;
+    this.backoff.reset();
+    this.log.recovered((n) => `${this.name}: listed ${items.length} object${items.length === 1 ? '' : 's'} after ${n} failed attempt${n === 1 ? '' : 's'}`);
+    if (this.absent) {
+      this.absent = false;
+      this.log.info(`${this.name}: the API server serves it now`);
+    }
+    return 'ok';
+  }
+
+  /** An optional resource is not served: empty state, synced, and check again slowly. */
+  private markAbsent(): 'absent' {
+    if (!this.absent || !this.synced) {
+      this.deliver('replace', () => this.sink.replace([]));
+      this.log.info(`${this.name}: not served by the API server (404); treating it as empty, checking every ${formatDuration(this.backoffMaxMs)}`);
+    }
+    this.absent = true;
+    this.synced = true;
+    this.backoff.reset();
+    return 'absent';
+  }
+
+  /** One watch stream, from `resourceVersion` until it ends, fails, goes silent or is stopped. */
+  private watchOnce(): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      const startedAt = Date.now();
+      const timeoutSeconds = this.options.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
+      const watchdogMs = this.options.watchdogMs ?? timeoutSeconds * 1000 + watchdogGraceMs;
+      let events = 0;
+      let finished = false;
+      let agent: http.Agent | undefined;
+      let controller: AbortController | undefined;
+      const failed = (error: unknown): Outcome => ({
+        kind: 'failed',
+        error: error instanceof Error ? error : new Error(String(error)),
+        statusCode: statusCodeOf(error),
+        events,
+        durationMs: Date.now() - startedAt,
+      });
+      const finish = (outcome: Outcome): void => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(watchdog);
+        this.cancelCurrent = undefined;
+        controller?.abort();
+        // Also ends a request still waiting for headers, which the controller cannot reach yet.
+        agent?.destroy();
+        resolve(outcome);
+      };
+      const watchdog = setTimeout(() => finish(failed(new Error(`no data for ${formatDuration(watchdogMs)}, restarting`))), watchdogMs);
+      this.cancelCurrent = () => finish({ kind: 'stopped' });
+
+      // The library builds a fresh agent per request inside watch(); this view of the config
+      // hands it over so the attempt can destroy it.
+      const base = this.config;
+      const config = Object.create(base, {
+        applyToFetchOptions: {
+          value: async (opts: Parameters<KubeConfig['applyToFetchOptions']>[0]) => {
+            const init = await base.applyToFetchOptions(opts);
+            const created = init.agent instanceof http.Agent ? init.agent : undefined;
+            if (finished) {
+              created?.destroy();
+              throw new Error('cancelled');
+            }
+            agent = created;
+            return init;
+          },
+        },
+      }) as KubeConfig;
+
+      const params: Record<string, string | number | boolean | undefined> = {
+        resourceVersion: this.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        labelSelector: this.resource.labelSelector,
+      };
+      const onEvent = (type: string, object: unknown): void => {
+        if (finished || this.stopped) return;
+        watchdog.refresh();
+        events++;
+        if (type === 'ERROR') {
+          const status = isObject(object) ? object : {};
+          if (status['code'] === 410 || status['reason'] === 'Expired' || status['reason'] === 'Gone') {
+            finish({ kind: 'gone' });
+          } else {
+            const code = typeof status['code'] === 'number' ? status['code'] : 500;
+            finish(failed(statusError(code, status, 'error event')));
+          }
+          return;
+        }
+        if (!isObject(object)) return;
+        const item = (object['apiVersion'] === undefined ? { apiVersion: this.apiVersion, ...object } : object) as KubeObject;
+        if (type === 'ADDED' || type === 'MODIFIED') this.deliver('upsert', () => this.sink.upsert(item));
+        else if (type === 'DELETED') this.deliver('remove', () => this.sink.remove(item));
+        else if (type !== 'BOOKMARK') return;
+        const rv = item.metadata?.resourceVersion;
+        if (typeof rv === 'string' && rv !== '') this.resourceVersion = rv;
+      };
+      new WatchStream(config)
+        .watch(this.path, params, onEvent, (err: unknown) => {
+          finish(err ? failed(err) : { kind: 'closed', events, durationMs: Date.now() - startedAt });
+        })
+        .then(
+          (c) => {
+            controller = c;
+            if (finished) c.abort();
+          },
+          (err: unknown) => finish(failed(err)),
+        );
+    });
+  }
+
+  /** Calls the sink, keeping a throwing sink from killing the loop (the library would hide the error). */
+  private deliver(what: string, call: () => void): void {
+    if (this.stopped) return;
+    try {
+      call();
+    } catch (err) {
+      this.log.error(`${this.name}: sink ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Waits `ms`, or less if stopped meanwhile. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.stopped) {
+        resolve();
+        return;
+      }
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+}
