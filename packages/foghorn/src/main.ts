@@ -65,7 +65,8 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
   }
   const dnsPort = flags.dnsPort ?? 53;
   const list = directives;
-  const logger = createLogger();
+  // With -validate, stdout carries only the verdict; warnings go to stderr.
+  const logger = flags.validate ? createLogger((line) => process.stderr.write(line + '\n')) : createLogger();
   const load = (): CorefileSource => {
     const found = readCorefile(flags.conf, () => readFileSync(0, 'utf8'));
     if (found) return found;
