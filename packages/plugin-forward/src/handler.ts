@@ -8,6 +8,7 @@ import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/c
 import type { ForwardMetrics } from './metrics.js';
 import { createPolicy } from './policy.js';
 import type { Orderer } from './policy.js';
+import { HEALTH_PROBE_TIMEOUT_MS } from './proxy.js';
 import type { Proxy, WireTransport } from './proxy.js';
 import type { ForwardOptions } from './setup.js';
 import { isMatchingResponse, isNoData, isTruncated, questionEnd, replyRcode, scrubOpt } from './wire.js';
@@ -18,10 +19,24 @@ export interface ForwardRuntime {
   readonly budgetMs: number;
   /** Source of randomness for the random policy and the all-down pick. */
   readonly random: () => number;
+  /** Read timeout of one health probe, in ms (CoreDNS: 1 s). */
+  readonly probeTimeoutMs: number;
+  /** Called with every Forward setup creates, so tests and embedders can inspect its upstreams. */
+  readonly onForward?: ((forward: Forward) => void) | undefined;
 }
 
 /** CoreDNS's per-query budget. */
 export const defaultBudgetMs = 5_000;
+
+/** Fills in the defaults of a partial runtime. */
+export function resolveRuntime(runtime: Partial<ForwardRuntime>): ForwardRuntime {
+  return {
+    budgetMs: runtime.budgetMs ?? defaultBudgetMs,
+    random: runtime.random ?? Math.random,
+    probeTimeoutMs: runtime.probeTimeoutMs ?? HEALTH_PROBE_TIMEOUT_MS,
+    onForward: runtime.onForward,
+  };
+}
 
 export class Forward implements Handler {
   readonly name = 'forward';
@@ -39,7 +54,7 @@ export class Forward implements Handler {
     private readonly metrics: ForwardMetrics,
     runtime: Partial<ForwardRuntime> = {},
   ) {
-    this.runtime = { budgetMs: runtime.budgetMs ?? defaultBudgetMs, random: runtime.random ?? Math.random };
+    this.runtime = resolveRuntime(runtime);
     this.orderer = createPolicy<Proxy>(options.policy, this.runtime.random);
     this.limitMessage = `concurrent queries exceeded maximum ${options.maxConcurrent}`;
   }
@@ -77,6 +92,7 @@ export class Forward implements Handler {
     let i = 0;
     let fails = 0;
     let attempts = 0;
+    let failedOver = 0;
     let lastError: unknown;
     while (performance.now() < deadline && (cap === 0 || attempts < cap)) {
       if (i >= list.length) {
@@ -114,10 +130,9 @@ export class Forward implements Handler {
         return 0;
       }
       const rcode = replyRcode(reply);
-      if (options.failover.includes(rcode) && fails < proxies.length) {
-        fails++;
-        continue;
-      }
+      // failover: try the next upstream while some have not answered yet; counted apart from
+      // the down-skips so that wrapping around the list cannot make it loop.
+      if (options.failover.includes(rcode) && ++failedOver < proxies.length) continue;
       if (this.next instanceof Forward && (options.next.includes(rcode) || (options.nextOnNodata && isNoData(reply)))) {
         return this.next.serveDNS(req, w);
       }

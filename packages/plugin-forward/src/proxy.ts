@@ -73,6 +73,7 @@ export class Proxy {
     readonly upstream: Upstream,
     private readonly options: ProxyOptions,
     private readonly metrics: ForwardMetrics,
+    private readonly probeTimeoutMs: number = HEALTH_PROBE_TIMEOUT_MS,
   ) {
     const to = upstream.address;
     const base: PoolOptions = {
@@ -175,9 +176,9 @@ export class Proxy {
   private async probe(): Promise<boolean> {
     this.probes++;
     try {
-      if (this.doh !== undefined) await this.doh.exchange(this.probeQuery, this.probeQuestion, HEALTH_PROBE_TIMEOUT_MS);
-      else if (this.probeUdp !== undefined && !this.options.forceTcp) await this.probeUdp.exchange(this.probeQuery, this.probeQuestion, HEALTH_PROBE_TIMEOUT_MS);
-      else await (this.probeStream as StreamPool).exchange(this.probeQuery, this.probeQuestion, HEALTH_PROBE_TIMEOUT_MS);
+      if (this.doh !== undefined) await this.doh.exchange(this.probeQuery, this.probeQuestion, this.probeTimeoutMs);
+      else if (this.probeUdp !== undefined && !this.options.forceTcp) await this.probeUdp.exchange(this.probeQuery, this.probeQuestion, this.probeTimeoutMs);
+      else await (this.probeStream as StreamPool).exchange(this.probeQuery, this.probeQuestion, this.probeTimeoutMs);
       return true;
     } catch {
       // A failed probe is the expected outcome while the upstream is down; it is counted, not thrown.

@@ -32,7 +32,7 @@ import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { errorAt, normalizeZone, parseDuration, Rcode, reverseZones } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
-import { Forward } from './handler.js';
+import { Forward, resolveRuntime } from './handler.js';
 import type { ForwardRuntime } from './handler.js';
 import { createForwardMetrics } from './metrics.js';
 import { Proxy } from './proxy.js';
@@ -391,7 +391,11 @@ export function setupWith(runtime: Partial<ForwardRuntime> = {}): (c: Controller
     const all = parseForward(c);
     if (c.validating) return;
     const metrics = c.shared('forward/metrics', () => createForwardMetrics(c.registry));
-    const forwards = all.map((options) => new Forward(options, options.upstreams.map((u) => new Proxy(u, options, metrics)), metrics, runtime));
+    const resolved = resolveRuntime(runtime);
+    const forwards = all.map(
+      (options) => new Forward(options, options.upstreams.map((u) => new Proxy(u, options, metrics, resolved.probeTimeoutMs)), metrics, resolved),
+    );
+    for (const forward of forwards) resolved.onForward?.(forward);
     c.onStartup(() => {
       for (const forward of forwards) forward.start();
     });

@@ -8,6 +8,13 @@ import net from 'node:net';
 import tls from 'node:tls';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
+import type { TestContext } from 'node:test';
+import { directivesOf, startServer } from '@foghorn/testkit';
+import type { TestServer } from '@foghorn/testkit';
+import bind from '@foghorn/plugin-bind';
+import whoami from '@foghorn/plugin-whoami';
+import { createForwardPlugin } from '@foghorn/plugin-forward';
+import type { ForwardRuntime } from '@foghorn/plugin-forward';
 
 export type Decoded = Packet & { id: number; flags: number; questions: NonNullable<Packet['questions']> };
 
@@ -32,6 +39,8 @@ export interface FakeUpstream {
   /** Health probes (`. NS` or the configured domain's NS) seen. */
   readonly probes: SeenQuery[];
   behaviour: Behaviour;
+  /** Source ports UDP queries came from. */
+  readonly udpPorts: Set<number>;
   /** TCP connections accepted so far. */
   connections: number;
   /** Close TCP connections right after each reply. */
@@ -81,6 +90,7 @@ export async function startUpstream(behaviour: Behaviour = answering, tlsOptions
       return this.queries.filter((q) => isProbe(decode(q.raw)));
     },
     behaviour,
+    udpPorts: new Set(),
     connections: 0,
     closeAfterReply: false,
     close: async () => {
@@ -105,6 +115,7 @@ export async function startUpstream(behaviour: Behaviour = answering, tlsOptions
   };
   const listen = (socket: dgram.Socket): void => {
     socket.on('message', (msg, rinfo) => {
+      state.udpPorts.add(rinfo.port);
       void handle(msg, 'udp', (wire) => {
         try {
           socket.send(wire, rinfo.port, rinfo.address);
@@ -165,4 +176,39 @@ export async function eventually(check: () => boolean, timeoutMs = 3000): Promis
     if (Date.now() - started > timeoutMs) throw new Error('condition not reached in time');
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** Starts Foghorn with `body` then `whoami` in a `.:0` block bound to 127.0.0.1, closed after the test. */
+export async function serve(t: TestContext, body: string, runtime: Partial<ForwardRuntime> = {}): Promise<TestServer> {
+  const server = await startServer(`.:0 {\n bind 127.0.0.1\n ${body}\n whoami\n}\n`, { directives: directivesOf(bind, createForwardPlugin(runtime), whoami) });
+  t.after(() => server.close());
+  return server;
+}
+
+/** Starts an upstream that is closed after the test. */
+export async function upstreamFor(t: TestContext, behaviour: Behaviour = answering, tlsOptions?: tls.TlsOptions): Promise<FakeUpstream> {
+  const upstream = await startUpstream(behaviour, tlsOptions);
+  t.after(() => upstream.close());
+  return upstream;
+}
+
+/** The sum of a metric's samples whose labels include `labels` (a histogram's count; 0 when absent). */
+export async function metric(server: TestServer, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const collector = server.server.registry.getSingleMetric(name);
+  if (collector === undefined) return 0;
+  const { values } = await collector.get();
+  let total = 0;
+  for (const sample of values) {
+    // A histogram counts its observations in the `_count` sample.
+    const sampleName = (sample as { metricName?: string }).metricName;
+    if (sampleName !== undefined && sampleName !== name && sampleName !== `${name}_count`) continue;
+    const sampleLabels = sample.labels as Record<string, string | number>;
+    if (Object.entries(labels).every(([k, v]) => String(sampleLabels[k]) === v)) total += sample.value;
+  }
+  return total;
+}
+
+/** Resolves after `ms` milliseconds. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
