@@ -631,3 +631,17 @@ test('a hit reply is byte-identical to a decoded-and-re-encoded equivalent apart
   assert.deepEqual(dnsPacket.encode(decoded), wire);
   assert.deepEqual(ttlsOf(decoded), [300, 300, 300]);
 });
+
+test('serve_stale_policy prefer_positive answers from a positive entry before a negative one', async (t) => {
+  for (const [policy, want] of [['', 'NXDOMAIN'], ['serve_stale_policy prefer_positive', 'NOERROR']] as const) {
+    const h = await harness(t, `cache {\n  prefetch 1\n  serve_stale\n  ${policy}\n }`);
+    let gone = false;
+    h.upstream.table.set('example.org. A', (req) => (gone ? negative(Rcode.NXDOMAIN, [soa('example.org', 60)])(req) : aReply([100])(req)));
+    await h.ask('example.org');
+    h.clock += 95_000;
+    gone = true;
+    await h.ask('example.org'); // prefetch: the NXDOMAIN lands in the denial cache beside the answer
+    await h.idle();
+    assert.equal((await h.ask('example.org')).rcode, want, policy || 'default order');
+  }
+});
