@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
-import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
+import dnsPacket from 'dns-packet';
+import { decodeReply, directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
 import type { Reply, TestServer } from '@foghorn/testkit';
 import type { RecordType } from 'dns-packet';
-import lighthouse from '../src/index.js';
-import type { KubeObject } from '../src/index.js';
+import lighthouse, { AnswerTable, ServiceStore } from '../src/index.js';
+import type { KubeObject, ObjectSink } from '../src/index.js';
 
 export interface PortSpec {
   name?: string;
@@ -230,3 +231,67 @@ export async function table(t: TestContext, objects: readonly KubeObject[], rows
   }
 }
 
+
+/** A store and table with no server, for state-level tests (spec 5.4). */
+export interface Model {
+  readonly store: ServiceStore;
+  readonly table: AnswerTable;
+  /** Applies objects as watch events: ServiceImports, slices, Gateways, Submariners by kind. */
+  upsert(...objects: KubeObject[]): void;
+  remove(...objects: KubeObject[]): void;
+  /** Looks `name` up like the handler does (advancing balancers) and decodes the answer. */
+  look(name: string, type?: 'A' | 'AAAA' | 'SRV'): Looked;
+}
+
+export interface Looked {
+  readonly rcode: string;
+  /** A/AAAA addresses, or `port target` for SRV, in answer order. */
+  readonly data: string[];
+}
+
+export function model(options: { clusterId?: string; families?: { v4: boolean; v6: boolean }; zones?: string[] } = {}): Model {
+  const store = new ServiceStore(options.clusterId ?? '');
+  const table = new AnswerTable(store, {
+    zones: options.zones ?? ['clusterset.local.'],
+    ttlSeconds: 5,
+    families: options.families ?? { v4: true, v6: false },
+    servedCell: () => ({ value: 0 }),
+  });
+  table.open();
+  const sinkOf = (object: KubeObject): ObjectSink => {
+    switch (object.kind) {
+      case 'ServiceImport':
+        return store.serviceImports((object.apiVersion ?? '').split('/')[1] ?? 'v1alpha1');
+      case 'EndpointSlice':
+        return store.endpointSlices;
+      case 'Gateway':
+        return store.gateways;
+      default:
+        return store.submariners;
+    }
+  };
+  return {
+    store,
+    table,
+    upsert: (...objects) => objects.forEach((o) => sinkOf(o).upsert(o)),
+    remove: (...objects) => objects.forEach((o) => sinkOf(o).remove(o)),
+    look(name, type = 'A') {
+      const qname = `${name}.`.toLowerCase();
+      const zone = table.matchZone(qname);
+      assert.ok(zone, `${name} is in a zone`);
+      const qtype = type === 'A' ? 1 : type === 'AAAA' ? 28 : 33;
+      const map = type === 'A' ? table.a : type === 'AAAA' ? table.aaaa : table.srv;
+      const answer = table.lookup(map, type === 'SRV' ? qname.replace(/(^|\.)_/g, '$1') : qname, qtype, zone);
+      const header = Buffer.alloc(12);
+      header.writeUInt16BE(0x8400 | answer.rcode, 2);
+      header.writeUInt16BE(1, 4);
+      header.writeUInt16BE(answer.ancount, 6);
+      const question = dnsPacket.encode({ type: 'query', id: 0, questions: [{ name, type, class: 'IN' }] }).subarray(12);
+      const reply = decodeReply(Buffer.concat([header, question, answer.body]));
+      const data = ((reply.answers ?? []) as { type: string; data: unknown }[]).map((rr) =>
+        rr.type === 'SRV' ? `${(rr.data as { port: number }).port} ${(rr.data as { target: string }).target}` : String(rr.data),
+      );
+      return { rcode: rcodeOf(reply), data };
+    },
+  };
+}
