@@ -124,6 +124,8 @@ export class MetricsEndpoint {
           if (i + 1 >= ports.length || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
         }
       }
+      // After listening, a socket error (EMFILE on accept) must be logged, not crash the process.
+      server.on('error', (error) => this.log.error(`metrics handler on ${this.address.text}: ${error.message}`));
       this.server = server;
       this.lastPort = this.port;
     } catch (error) {
