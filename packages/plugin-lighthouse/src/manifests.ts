@@ -1,7 +1,7 @@
 /**
  * The manifests source: ServiceImport, EndpointSlice, Gateway and Submariner objects read from
- * YAML or JSON files in a directory (multi-document files and `kind: List` allowed), followed
- * with fs.watch and a short debounce. Each scan hands the store complete lists, exactly like a
+ * YAML or JSON files in a directory and its subdirectories (multi-document files and `kind: List`
+ * allowed), followed with fs.watch on every directory and a short debounce. Each scan hands the store complete lists, exactly like a
  * Kubernetes relist, so both sources share every ingest rule. Files that did not change keep
  * their parsed objects, and a file that fails to parse keeps its last good content (an editor's
  * half-written save does not wipe services).
@@ -35,7 +35,8 @@ const managedByValue = 'lighthouse-agent.submariner.io';
 
 export class ManifestsSource implements Source {
   private readonly files = new Map<string, FileState>();
-  private watcher: FSWatcher | undefined;
+  /** One non-recursive watcher per directory: Node 20's recursive mode on Linux loses files replaced by rename. */
+  private readonly watchers = new Map<string, FSWatcher>();
   private timer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
   private rescan = false;
@@ -61,7 +62,7 @@ export class ManifestsSource implements Source {
       throw new Error(`manifests directory '${this.dir}': ${error.message}`, { cause: error });
     });
     if (!info.isDirectory()) throw new Error(`manifests directory '${this.dir}' is not a directory`);
-    this.startWatcher();
+    this.watchDirectory(this.dir);
     await this.scan();
     this.synced = true;
   }
@@ -69,8 +70,8 @@ export class ManifestsSource implements Source {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.watcher?.close();
-    this.watcher = undefined;
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
     await this.scanning;
   }
 
@@ -94,29 +95,19 @@ export class ManifestsSource implements Source {
     return this.scanning;
   }
 
-  private startWatcher(): void {
-    try {
-      this.watcher = watch(this.dir, { recursive: true, persistent: false }, () => this.schedule());
-    } catch {
-      // Recursive watching is not available everywhere; the top directory still works.
-      this.watcher = watch(this.dir, { persistent: false }, () => this.schedule());
-    }
-    this.watcher.on('error', (error) => {
-      this.log.warning(`manifests: watching '${this.dir}': ${error.message}`);
-      this.watcher?.close();
-      this.watcher = undefined;
-      this.watchRestarts++;
+  /** Watches `dir` (and, through later scans, each subdirectory) for entries created, changed or removed. */
+  private watchDirectory(dir: string): void {
+    if (this.stopped || this.watchers.has(dir)) return;
+    const watcher = watch(dir, { persistent: false }, () => this.schedule());
+    this.watchers.set(dir, watcher);
+    watcher.on('error', (error) => {
+      watcher.close();
+      this.watchers.delete(dir);
       if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        if (this.stopped) return;
-        try {
-          this.startWatcher();
-          this.schedule();
-        } catch (retry) {
-          this.log.warning(`manifests: watching '${this.dir}': ${(retry as Error).message}`);
-        }
-      }, 1000);
-      this.timer.unref();
+      this.log.warning(`manifests: watching '${dir}': ${error.message}`);
+      this.watchRestarts++;
+      // The next scan (now, and whenever another directory changes) watches it again if it still exists.
+      this.schedule();
     });
   }
 
@@ -130,7 +121,15 @@ export class ManifestsSource implements Source {
   }
 
   private async scanOnce(): Promise<void> {
-    const paths = await listManifests(this.dir);
+    const directories = [this.dir];
+    const paths = await listManifests(this.dir, directories);
+    for (const dir of directories) this.watchDirectory(dir);
+    for (const [dir, watcher] of this.watchers) {
+      if (!directories.includes(dir)) {
+        watcher.close();
+        this.watchers.delete(dir);
+      }
+    }
     const present = new Set(paths);
     let changed = false;
     for (const path of [...this.files.keys()]) {
@@ -191,13 +190,16 @@ export class ManifestsSource implements Source {
   }
 }
 
-async function listManifests(dir: string): Promise<string[]> {
+async function listManifests(dir: string, directories: string[]): Promise<string[]> {
   const out: string[] = [];
   const entries = await readdir(dir, { withFileTypes: true });
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (entry.name.startsWith('.')) continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await listManifests(path)));
+    if (entry.isDirectory()) {
+      directories.push(path);
+      out.push(...(await listManifests(path, directories)));
+    }
     else if (entry.isFile() && manifestExtensions.test(entry.name)) out.push(path);
   }
   return out;
