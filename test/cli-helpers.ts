@@ -50,7 +50,7 @@ export class RunningCli {
     this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
   }
 
-  waitFor(pattern: RegExp, timeoutMs = 5000): Promise<RegExpMatchArray> {
+  waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
     const match = this.output.match(pattern);
     if (match) return Promise.resolve(match);
     return new Promise((resolve, reject) => {
