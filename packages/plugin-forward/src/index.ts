@@ -28,5 +28,7 @@ export type { ForwardRuntime } from './handler.js';
 export { createForwardMetrics, durationBuckets } from './metrics.js';
 export type { ForwardMetrics } from './metrics.js';
 export { Proxy } from './proxy.js';
+export { createPolicy, RandomPolicy, RoundRobinPolicy, SequentialPolicy } from './policy.js';
+export type { Orderer } from './policy.js';
 export { parseUpstream, readResolvConf } from './upstream.js';
 export type { Upstream, UpstreamTransport } from './upstream.js';

@@ -62,11 +62,11 @@ export function reply(query: Decoded, options: { rcode?: number; tc?: boolean; a
 }
 
 /** Answers A queries with 192.0.2.1 and everything else with NOERROR/NODATA. */
-export const answering: Behaviour = (query) => {
+export function answering(query: Decoded, _transport?: 'udp' | 'tcp', _raw?: Buffer): Packet[] {
   const q = query.questions[0];
   const answers: Answer[] = q?.type === 'A' ? [{ type: 'A', name: q.name, ttl: 60, data: '192.0.2.1' }] : [];
   return [reply(query, { answers })];
-};
+}
 
 export const silent: Behaviour = () => null;
 
