@@ -38,3 +38,5 @@ export { readQuery, Verdict } from './wire.js';
 export type { EdnsOption, QueryHeader } from './wire.js';
 export { listenError, listenPort, splitHostPort } from './address.js';
 export type { HostPort } from './address.js';
+export { classNumber, ResponseType, responseClass, responseTypeName, typeNumber, typify } from './response-type.js';
+export type { ResponseClass } from './response-type.js';

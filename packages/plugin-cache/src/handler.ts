@@ -14,11 +14,10 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import * as classes from 'dns-packet/classes.js';
 import { LRUCache } from 'lru-cache';
-import { Flags, isSubdomain, matchZone, nextOrFailure, Request } from '@foghorn/core';
+import { classNumber, Flags, isSubdomain, matchZone, nextOrFailure, packetRcode, Request, ResponseType, typeNumber } from '@foghorn/core';
 import type { Handler, HandlerResult, QueryHeader, ResponseWriter, Transport } from '@foghorn/core';
-import { canonicalName, clampTtl, classify, isDenial, Kind, minimalTtl, rcodeOf, typeNumber } from './classify.js';
+import { canonicalName, clampTtl, classify, isDenial, minimalTtl } from './classify.js';
 import { buildEntry, Entry } from './item.js';
 import { serverCells } from './metrics.js';
 import type { CacheMetrics, ServerCells } from './metrics.js';
@@ -39,17 +38,6 @@ const enum Mode {
 
 const RCODE_NOERROR = 0;
 const RCODE_NXDOMAIN = 3;
-
-const classNumbers = new Map<string, number>();
-function classNumber(name: string | undefined): number {
-  if (name === undefined) return 1;
-  let n = classNumbers.get(name);
-  if (n === undefined) {
-    n = name.startsWith('UNKNOWN_') ? Number(name.slice(8)) : name.startsWith('CLASS') ? Number(name.slice(5)) : classes.toClass(name);
-    classNumbers.set(name, n);
-  }
-  return n;
-}
 
 /** CoreDNS's `request.Match`: one question, QR set, same name (any case), type and class. */
 function replyMatches(msg: Packet, req: Request): boolean {
@@ -233,7 +221,7 @@ export class Cache implements Handler {
     const denial = this.denialCache.get(key);
     if (this.usable(denial, req, now)) {
       // A cached SERVFAIL gives way to a usable positive answer for the same question.
-      if (denial.kind !== Kind.ServerError || !this.usable(success, req, now)) {
+      if (denial.kind !== ResponseType.ServerError || !this.usable(success, req, now)) {
         cells.denialHits.value++;
         return denial;
       }
@@ -324,7 +312,7 @@ export class Cache implements Handler {
    * Stores a reply whose TTLs are already `ttl`; returns the entry, or undefined when a
    * `disable` zone or an encoding failure keeps it out.
    */
-  store(key: string, req: Request, msg: Packet, kind: Kind, ttl: number, now: number, cells: ServerCells, mode: Mode): Entry | undefined {
+  store(key: string, req: Request, msg: Packet, kind: ResponseType, ttl: number, now: number, cells: ServerCells, mode: Mode): Entry | undefined {
     const denial = isDenial(kind);
     const except = denial ? this.options.disableDenial : this.options.disableSuccess;
     if (except.length > 0 && matchZone(except, req.qname) !== undefined) return undefined;
@@ -335,7 +323,7 @@ export class Cache implements Handler {
       ttl,
       nowMs: now,
       kind,
-      answers: kind === Kind.NoError && (msg.answers?.length ?? 0) > 0,
+      answers: kind === ResponseType.NoError && (msg.answers?.length ?? 0) > 0,
     });
     if (entry === undefined) return undefined;
     this.storing = cells;
@@ -349,9 +337,9 @@ export class Cache implements Handler {
   }
 
   /** The stored duration of a reply of this kind, in milliseconds (CoreDNS's `computeTTL`). */
-  durationMs(msg: Packet, kind: Kind): number {
-    if (kind === Kind.ServerError) return this.options.servfailMs;
-    const tier = kind === Kind.NameError || kind === Kind.NoData ? this.options.denial : this.options.success;
+  durationMs(msg: Packet, kind: ResponseType): number {
+    if (kind === ResponseType.ServerError) return this.options.servfailMs;
+    const tier = kind === ResponseType.NameError || kind === ResponseType.NoData ? this.options.denial : this.options.success;
     return clampTtl(minimalTtl(msg, kind), tier.minTtlSeconds, tier.maxTtlSeconds) * 1000;
   }
 }
@@ -404,11 +392,11 @@ class CachingWriter implements ResponseWriter {
     const now = cache.now();
     const kind = classify(msg, req.qname, req.qtype, req.dnssecOk, now);
     const truncated = ((msg.flags ?? 0) & Flags.TC) !== 0;
-    const cacheable = !truncated && kind !== Kind.OtherError && kind !== Kind.Meta && kind !== Kind.Update;
+    const cacheable = !truncated && kind !== ResponseType.OtherError && kind !== ResponseType.Meta && kind !== ResponseType.Update;
     const durationMs = cache.durationMs(msg, kind);
     const ttl = Math.trunc(durationMs / 1000);
     const matches = replyMatches(msg, req);
-    const rcode = rcodeOf(msg);
+    const rcode = packetRcode(msg);
     // Refreshes of stale entries accept only a good answer: a failure keeps the stale one.
     const acceptable = this.mode === Mode.Client || this.mode === Mode.Prefetch || (!truncated && matches && (rcode === RCODE_NOERROR || rcode === RCODE_NXDOMAIN));
     const out: Packet = {

@@ -30,4 +30,4 @@ export { parseCache, setupCache, effectiveCapacity } from './setup.js';
 export type { CacheHooks, CacheOptions, CacheTier, StaleMode } from './setup.js';
 export { createCacheMetrics } from './metrics.js';
 export type { CacheMetrics } from './metrics.js';
-export { classify, Kind, minimalTtl, answersQuestion } from './classify.js';
+export { classify, minimalTtl, answersQuestion } from './classify.js';

@@ -14,7 +14,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import { Flags } from '@foghorn/core';
 import type { Request } from '@foghorn/core';
-import { Kind } from './classify.js';
+import { ResponseType } from '@foghorn/core';
 
 /** The header bits a hit takes from the query: opcode, RD and CD (CoreDNS's `SetReply`). */
 const fromQuery = 0x7800 | Flags.RD | Flags.CD;
@@ -50,7 +50,7 @@ export class Entry {
     readonly origTtl: number,
     /** When it was stored, in milliseconds. */
     readonly storedMs: number,
-    readonly kind: Kind,
+    readonly kind: ResponseType,
     /** True when the reply answers the question (serve_stale_policy prefer_positive). */
     readonly answers: boolean,
   ) {}
@@ -139,7 +139,7 @@ export interface EntryInfo {
   readonly qclass: number;
   readonly ttl: number;
   readonly nowMs: number;
-  readonly kind: Kind;
+  readonly kind: ResponseType;
   readonly answers: boolean;
 }
 

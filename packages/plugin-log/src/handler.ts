@@ -5,9 +5,9 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import { clientWrote, isSubdomain, PluginError, replyTo } from '@foghorn/core';
+import { clientWrote, isSubdomain, PluginError, replyTo, responseClass, typify } from '@foghorn/core';
 import type { Handler, HandlerResult, LogSink, Request, ResponseWriter } from '@foghorn/core';
-import { classify, ClassBit, typify } from './classify.js';
+import { ClassBit } from './classify.js';
 import { formatLine } from './format.js';
 import type { CompiledFormat, ReplySummary } from './format.js';
 
@@ -155,7 +155,7 @@ export class Log implements Handler {
     }
     if (rule.classes !== ClassBit.all) {
       if (msg === undefined && rec.wire !== undefined) msg = decodeOrUndefined(rec.wire);
-      const cls = classify(typify(msg, Math.floor(Date.now() / 1000)));
+      const cls = responseClass(typify(msg, Math.floor(Date.now() / 1000)));
       if ((rule.classes & ClassBit[cls]) === 0) return;
     }
     const duration = rule.format.usesDuration ? Number(process.hrtime.bigint() - start) : 0;

@@ -26,8 +26,7 @@ export default plugin;
 
 export { compileRules, defaultClasses, parseLog } from './setup.js';
 export type { LogPluginOptions, LogRule } from './setup.js';
-export { classify, typify } from './classify.js';
-export type { LogClass, ResponseType } from './classify.js';
+export type { LogClass } from './classify.js';
 export {
   COMBINED_LOG_FORMAT,
   COMMON_LOG_FORMAT,
