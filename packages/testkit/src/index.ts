@@ -196,3 +196,5 @@ export async function query(
 export function rcodeOf(packet: Packet): string {
   return (packet as Packet & { rcode?: string }).rcode ?? 'NOERROR';
 }
+export { parseDirective, setupTable } from './setup-table.js';
+export type { BadCase, GoodCase } from './setup-table.js';
