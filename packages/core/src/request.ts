@@ -5,6 +5,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import * as types from 'dns-packet/types.js';
 import * as classes from 'dns-packet/classes.js';
+import { emptyHeader, readQuery, Verdict } from './wire.js';
 import type { EdnsOption, QueryHeader } from './wire.js';
 
 export type Transport = 'udp' | 'tcp';
@@ -82,6 +83,17 @@ export class Request {
     this.transport = transport;
     this.remoteAddress = remoteAddress;
     this.remotePort = remotePort;
+  }
+
+  /**
+   * A Request from query bytes, for queries a plugin makes on its own behalf (prefetch, a
+   * refresh over TCP), tests and benchmarks. Throws on bytes the listener would not accept.
+   */
+  static fromWire(raw: Buffer, transport: Transport, remoteAddress: string, remotePort: number): Request {
+    const header = emptyHeader();
+    const verdict = readQuery(raw, header);
+    if (verdict !== Verdict.Accept) throw new Error(`not an acceptable query (verdict ${Verdict[verdict]})`);
+    return new Request(raw, header, transport, remoteAddress, remotePort);
   }
 
   /** Question type as text (`A`, `AAAA`, `TYPE65534`). */

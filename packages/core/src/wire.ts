@@ -37,7 +37,7 @@ export interface QueryHeader {
 }
 
 /** Result of the accept filter. */
-export const enum Verdict {
+export enum Verdict {
   /** A well-formed query. */
   Accept = 0,
   /** Drop silently: a response, or not even a header. */
