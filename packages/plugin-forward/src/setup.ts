@@ -407,7 +407,8 @@ export function setupWith(runtime: Partial<ForwardRuntime> = {}): (c: Controller
         const forward = forwards[i] as Forward;
         forward.next = forwards[i + 1] ?? next;
       }
-      return forwards[0] ?? next ?? { name: 'forward', serveDNS: () => Rcode.SERVFAIL };
+      // parseForward read at least one line, so there is a first forward.
+      return forwards[0] as Forward;
     });
   };
 }
