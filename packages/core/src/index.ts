@@ -40,3 +40,5 @@ export { listenError, listenPort, splitHostPort } from './address.js';
 export type { HostPort } from './address.js';
 export { classNumber, ResponseType, responseClass, responseTypeName, typeNumber, typify } from './response-type.js';
 export type { ResponseClass } from './response-type.js';
+export { defaultHttpShutdownGraceMs, defaultHttpTimeoutMs, HttpEndpoint, HttpEndpoints, notFound, parseHttpAddress } from './http-endpoint.js';
+export type { HttpEndpointOptions } from './http-endpoint.js';

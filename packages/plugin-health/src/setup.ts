@@ -2,9 +2,8 @@
  * health: parsing `health [ADDRESS] [{ lameduck DURATION }]` and wiring the endpoint into the
  * lifecycle (spec 2.8, 3.3). It adds no handler: health is not on the query path.
  */
-import { formatDuration, parseDuration } from '@foghorn/core';
+import { formatDuration, HttpEndpoints, parseDuration, parseHttpAddress } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
-import { splitHostPort } from '@foghorn/core';
 import { HealthEndpoint } from './endpoint.js';
 import { createHealthMetrics } from './metrics.js';
 import type { HealthMetrics } from './metrics.js';
@@ -29,16 +28,7 @@ export function parseHealth(c: Controller): HealthOptions {
   let address = defaultHealthAddress;
   let lameduckMs = defaultLameduckMs;
   while (c.next()) {
-    const args = c.remainingArgs();
-    if (args.length > 1) throw c.argError();
-    if (args.length === 1) {
-      address = args[0]!;
-      try {
-        splitHostPort(address);
-      } catch (error) {
-        throw c.error((error as Error).message);
-      }
-    }
+    address = parseHttpAddress(c, address);
     while (c.nextBlock()) {
       if (c.val() !== 'lameduck') throw c.error(`unknown property '${c.val()}'`);
       const values = c.remainingArgs();
@@ -54,19 +44,13 @@ export function parseHealth(c: Controller): HealthOptions {
   return { address, lameduckMs };
 }
 
-/** One open /health listener and the blocks using it. */
-interface SharedEndpoint {
-  readonly endpoint: HealthEndpoint;
-  readonly users: Set<HealthSite>;
-}
-
 /**
  * Process-wide state (kept across reloads in `c.shared`): one listener per distinct address,
  * as the spec asks instead of CoreDNS's SO_REUSEPORT double bind, and how many blocks of the
  * old configuration a reload has suspended.
  */
 class HealthState {
-  readonly endpoints = new Map<string, SharedEndpoint>();
+  readonly endpoints = new HttpEndpoints<HealthEndpoint>();
   /** Sites closed by onRestart that neither onRestartFailed nor onShutdown has seen yet. */
   suspended = 0;
   constructor(readonly metrics: HealthMetrics) {}
@@ -74,7 +58,7 @@ class HealthState {
 
 const sharedKey = '@foghorn/plugin-health';
 
-function stateOf(c: Controller): HealthState {
+function stateOf(c: Pick<Controller, 'shared' | 'registry'>): HealthState {
   return c.shared(sharedKey, () => new HealthState(createHealthMetrics(c.registry)));
 }
 
@@ -90,33 +74,28 @@ export interface HealthListener {
 
 /** The /health listeners now open in the process that `c` belongs to. */
 export function healthListeners(c: Pick<Controller, 'shared' | 'registry'>): HealthListener[] {
-  const state = c.shared(sharedKey, () => new HealthState(createHealthMetrics(c.registry)));
-  return [...state.endpoints.values()].map(({ endpoint }) => ({ address: endpoint.address, port: endpoint.port, url: endpoint.url }));
+  return stateOf(c)
+    .endpoints.open()
+    .map((endpoint) => ({ address: endpoint.address, port: endpoint.port, url: endpoint.url }));
 }
 
 /** One block's `health`: it holds the listener for its address while its configuration runs. */
 class HealthSite {
-  private holding = false;
   private suspended = false;
+  private readonly endpoint: HealthEndpoint;
 
   constructor(
     private readonly options: HealthOptions,
     private readonly state: HealthState,
     private readonly log: Logger,
-  ) {}
+  ) {
+    // Made closed here; it binds in onStartup, the first time any block holds it.
+    this.endpoint = state.endpoints.get(options.address, (address) => new HealthEndpoint({ address, metrics: state.metrics, log }));
+  }
 
   /** onStartup and onRestartFailed: a listen failure aborts the start (or the reload). */
-  async start(): Promise<void> {
-    if (this.holding) return;
-    let shared = this.state.endpoints.get(this.options.address);
-    if (!shared) {
-      const endpoint = new HealthEndpoint({ address: this.options.address, metrics: this.state.metrics, log: this.log });
-      await endpoint.open();
-      shared = { endpoint, users: new Set() };
-      this.state.endpoints.set(this.options.address, shared);
-    }
-    shared.users.add(this);
-    this.holding = true;
+  start(): Promise<void> {
+    return this.endpoint.acquire(this);
   }
 
   /** onRestart: the new configuration needs the port, so let go of it now. */
@@ -145,7 +124,7 @@ class HealthSite {
       this.unsuspend();
       return;
     }
-    if (!this.holding) return;
+    if (!this.endpoint.holds(this)) return;
     if (this.state.suspended === 0 && this.options.lameduckMs > 0) {
       this.log.info(`Going into lameduck mode for ${formatDuration(this.options.lameduckMs)}`);
       await new Promise((resolve) => setTimeout(resolve, this.options.lameduckMs));
@@ -154,15 +133,8 @@ class HealthSite {
   }
 
   /** onFinalShutdown, and the end of every other path: close if this was the last user. */
-  async release(): Promise<void> {
-    if (!this.holding) return;
-    this.holding = false;
-    const shared = this.state.endpoints.get(this.options.address);
-    if (!shared) return;
-    shared.users.delete(this);
-    if (shared.users.size > 0) return;
-    this.state.endpoints.delete(this.options.address);
-    await shared.endpoint.close();
+  release(): Promise<void> {
+    return this.endpoint.release(this);
   }
 
   private unsuspend(): void {

@@ -2,9 +2,9 @@
  * `prometheus [ADDRESS] [{ runtime_metrics }]`: parsing, then wiring the handler, the shared
  * metric objects and the shared `/metrics` listener into the server's lifecycle (spec 3.6, 2.8).
  */
-import { Dispenser } from '@foghorn/core';
+import { Dispenser, parseHttpAddress, splitHostPort } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
-import { MetricsEndpoint } from './endpoint.js';
+import { metricsEndpoints, MetricsEndpoint } from './endpoint.js';
 import type { ListenAddress } from './endpoint.js';
 import { Prometheus } from './handler.js';
 import { buildInfoLabels, createDnsMetrics, ensureDefaultMetrics } from './metrics.js';
@@ -19,6 +19,8 @@ export interface PrometheusOptions {
   readonly address: ListenAddress;
 }
 
+const defaultListenAddress: ListenAddress = { text: defaultAddress, host: 'localhost', port: 9153 };
+
 /** CoreDNS's `plugin.ErrOnce` text. */
 const onceMessage = 'this plugin can only be used once per Server Block';
 
@@ -30,9 +32,7 @@ export function parsePrometheus(c: Dispenser): PrometheusOptions {
   let options: PrometheusOptions | undefined;
   while (c.next()) {
     if (options) throw c.error(onceMessage);
-    const args = c.remainingArgs();
-    if (args.length > 1) throw c.argError();
-    options = { address: parseListenAddress(c, args[0] ?? defaultAddress) };
+    options = { address: parseListenAddress(c, defaultAddress) };
     while (c.nextBlock()) {
       switch (c.val()) {
         case 'runtime_metrics':
@@ -46,31 +46,16 @@ export function parsePrometheus(c: Dispenser): PrometheusOptions {
       }
     }
   }
-  return options ?? { address: parseListenAddress(c, defaultAddress) };
+  return options ?? { address: defaultListenAddress };
 }
 
 /**
  * `HOST:PORT`, `:PORT` or `[IPv6]:PORT`, with Go's `net.SplitHostPort` errors. Unlike Go, the
  * port must be a number from 0 to 65535: Node cannot listen on a service name like `:http`.
  */
-function parseListenAddress(c: Dispenser, text: string): ListenAddress {
-  let host: string;
-  let port: string;
-  if (text.startsWith('[')) {
-    const end = text.indexOf(']');
-    if (end < 0) throw c.error(`address ${text}: missing ']' in address`);
-    if (end + 1 === text.length) throw c.error(`address ${text}: missing port in address`);
-    if (text[end + 1] !== ':') throw c.error(`address ${text}: unexpected ']' in address`);
-    host = text.slice(1, end);
-    port = text.slice(end + 2);
-  } else {
-    const colon = text.lastIndexOf(':');
-    if (colon < 0) throw c.error(`address ${text}: missing port in address`);
-    host = text.slice(0, colon);
-    port = text.slice(colon + 1);
-    if (host.includes(':')) throw c.error(`address ${text}: too many colons in address`);
-  }
-  if (/[[\]]/.test(host) || /[[\]]/.test(port)) throw c.error(`address ${text}: unexpected '[' or ']' in address`);
+function parseListenAddress(c: Dispenser, fallback: string): ListenAddress {
+  const text = parseHttpAddress(c, fallback);
+  const { host, port } = splitHostPort(text);
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
     throw c.error(`address ${text}: port must be a number from 0 to 65535, got '${port}'`);
   }
@@ -102,7 +87,7 @@ export function setup(c: Controller): void {
   metrics.buildInfo.set(buildInfoLabels(), 1);
 
   const address = options.address;
-  const endpoint = c.shared(`prometheus:listener:${address.text}`, () => new MetricsEndpoint(address, c.registry, c.log));
+  const endpoint = metricsEndpoints(c).get(address.text, (text) => new MetricsEndpoint(text, c.registry, c.log));
   // Identifies this block's claim on the shared listener (see endpoint.ts).
   const owner = {};
 
@@ -112,7 +97,11 @@ export function setup(c: Controller): void {
   const enabled = firstKey ? { server: `dns://:${firstKey.port}`, zone: firstKey.zone, view: '', name: c.directive } : undefined;
   const rows = c.shared('prometheus:enabled', () => new EnabledRows(metrics));
   const start = async (): Promise<void> => {
-    await endpoint.acquire(owner);
+    try {
+      await endpoint.acquire(owner);
+    } catch (error) {
+      c.log.error(`Failed to start metrics handler: ${(error as Error).message}`);
+    }
     if (enabled) rows.claim(owner, enabled);
   };
 

@@ -2,8 +2,8 @@
  * ready: parsing `ready [ADDRESS] [{ monitor until-ready|continuously }]` and wiring one /ready
  * listener per address, shared by every block and by successive configurations (spec 2.8, 3.4).
  */
+import { HttpEndpoints, parseHttpAddress } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
-import { splitHostPort } from '@foghorn/core';
 import { ReadyEndpoint } from './endpoint.js';
 import { ReadinessList } from './readiness.js';
 import type { MonitorMode } from './readiness.js';
@@ -26,16 +26,7 @@ export function parseReady(c: Controller): ReadyOptions {
   let seen = 0;
   while (c.next()) {
     if (seen++ > 0) throw c.error('this plugin can only be used once per Server Block');
-    const args = c.remainingArgs();
-    if (args.length > 1) throw c.argError();
-    if (args.length === 1) {
-      address = args[0]!;
-      try {
-        splitHostPort(address);
-      } catch (error) {
-        throw c.error((error as Error).message);
-      }
-    }
+    address = parseHttpAddress(c, address);
     while (c.nextBlock()) {
       if (c.val() !== 'monitor') throw c.error(`unknown property '${c.val()}'`);
       const values = c.remainingArgs();
@@ -48,15 +39,9 @@ export function parseReady(c: Controller): ReadyOptions {
   return { address, monitor };
 }
 
-/** One open /ready listener and the blocks using it. */
-interface SharedEndpoint {
-  readonly endpoint: ReadyEndpoint;
-  readonly users: Set<ReadySite>;
-}
-
-/** Process-wide state, kept across reloads in `c.shared`. */
+/** Process-wide state, kept across reloads in `c.shared`: one listener per address. */
 class ReadyState {
-  readonly endpoints = new Map<string, SharedEndpoint>();
+  readonly endpoints = new HttpEndpoints<ReadyEndpoint>();
   readonly list = new ReadinessList();
 }
 
@@ -76,19 +61,24 @@ export interface ReadyListener {
 
 /** The /ready listeners now open in the process that `c` belongs to. */
 export function readyListeners(c: Pick<Controller, 'shared'>): ReadyListener[] {
-  return [...stateOf(c).endpoints.values()].map(({ endpoint }) => ({ address: endpoint.address, port: endpoint.port }));
+  return stateOf(c)
+    .endpoints.open()
+    .map((endpoint) => ({ address: endpoint.address, port: endpoint.port }));
 }
 
 /** One block's `ready`: it holds the listener for its address while its configuration runs. */
 class ReadySite {
-  private holding = false;
+  private readonly endpoint: ReadyEndpoint;
 
   constructor(
     private readonly options: ReadyOptions,
     private readonly state: ReadyState,
     private readonly c: Controller,
     private readonly log: Logger,
-  ) {}
+  ) {
+    // Made closed here; it binds in onStartup, the first time any block holds it.
+    this.endpoint = state.endpoints.get(options.address, (address) => new ReadyEndpoint({ address, list: state.list, log }));
+  }
 
   /**
    * onStartup and onRestartFailed: report on this configuration's probes and open (or join) the
@@ -98,21 +88,11 @@ class ReadySite {
   async start(): Promise<void> {
     // The probes of every block: readiness is process-wide, like the listener.
     this.state.list.use(this.c.readinessProbes(), this.options.monitor);
-    if (this.holding) return;
-    let shared = this.state.endpoints.get(this.options.address);
-    if (!shared) {
-      const endpoint = new ReadyEndpoint({ address: this.options.address, list: this.state.list, log: this.log });
-      try {
-        await endpoint.open();
-      } catch (error) {
-        this.log.error(`Failed to start ready handler: ${(error as Error).message}`);
-        return;
-      }
-      shared = { endpoint, users: new Set() };
-      this.state.endpoints.set(this.options.address, shared);
+    try {
+      await this.endpoint.acquire(this);
+    } catch (error) {
+      this.log.error(`Failed to start ready handler: ${(error as Error).message}`);
     }
-    shared.users.add(this);
-    this.holding = true;
   }
 
   /**
@@ -120,15 +100,8 @@ class ReadySite {
    * user. On shutdown this runs before *health*'s lameduck wait (directive order), so /ready
    * refuses connections for the whole lameduck period, which is what Kubernetes relies on.
    */
-  async release(): Promise<void> {
-    if (!this.holding) return;
-    this.holding = false;
-    const shared = this.state.endpoints.get(this.options.address);
-    if (!shared) return;
-    shared.users.delete(this);
-    if (shared.users.size > 0) return;
-    this.state.endpoints.delete(this.options.address);
-    await shared.endpoint.close();
+  release(): Promise<void> {
+    return this.endpoint.release(this);
   }
 }
 
