@@ -241,3 +241,33 @@ test('stop() closes every connection, leaves no handle open, and nothing logs or
   const atMostBefore = (): boolean => [...kinds].every((k) => handles().filter((h) => h === k).length <= before.filter((h) => h === k).length);
   await waitFor(atMostBefore, 3000, `handles back to [${before.join()}], not [${handles().join()}]`);
 });
+
+test('a list is read page by page and delivered as one replace; an expired continue token restarts it', async (t) => {
+  const { api, sink, watch } = await watchWith(
+    t,
+    serviceImports,
+    (api) => {
+      for (const n of ['a', 'b', 'c', 'd', 'e']) api.apply(serviceImport(n));
+      // The second page's continue token has expired (compaction between pages).
+      api.failNext(410, { match: (r) => r.verb === 'list' && r.query['continue'] !== undefined });
+    },
+    { listPageSize: 2 },
+  );
+  await waitFor(() => watch.synced, 3000, 'sync');
+  assert.deepEqual(sink.calls, [{ op: 'replace', names: ['default/a', 'default/b', 'default/c', 'default/d', 'default/e'] }]);
+  const lists = api.requests.filter((r) => r.verb === 'list');
+  assert.deepEqual(
+    lists.map((r) => [r.query['limit'], r.query['continue'] !== undefined, r.status]),
+    [
+      ['2', false, 200],
+      ['2', true, 410],
+      ['2', false, 200],
+      ['2', true, 200],
+      ['2', true, 200],
+    ],
+  );
+  // Not an error worth a restart: the list simply starts over.
+  assert.equal(watch.restarts, 0);
+  const watchRequest = api.requests.find((r) => r.verb === 'watch');
+  assert.equal(watchRequest?.query['resourceVersion'], '6');
+});

@@ -350,7 +350,12 @@ export class Informer implements Watch {
         .then(
           (c) => {
             controller = c;
-            if (finished) c.abort();
+            if (finished) {
+              c.abort();
+              return;
+            }
+            // The library resolves only after a 200 response: the stream is up.
+            this.log.recovered((n) => `${this.name}: watching again after ${n} failed attempt${n === 1 ? '' : 's'}`);
           },
           (err: unknown) => finish(failed(err)),
         );

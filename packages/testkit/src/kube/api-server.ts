@@ -289,6 +289,21 @@ export class KubeApiServer {
     return count;
   }
 
+  /**
+   * Sends every open watch an ERROR event with a Status of `code` and ends it, as the API
+   * server does for a watch it cannot continue (410 when the watch cache lost the history).
+   */
+  errorWatches(code: number, message = `injected watch error ${code}`): number {
+    const count = this.watchers.size;
+    for (const w of this.watchers) {
+      if (w.timer) clearTimeout(w.timer);
+      this.writeEvent(w, 'ERROR', apiStatus(code, message));
+      w.res.end();
+    }
+    this.watchers.clear();
+    return count;
+  }
+
   /** Keeps every open watch connected but sends it nothing more: a silent, half-dead connection. */
   silenceWatches(): number {
     for (const w of this.watchers) w.silenced = true;
