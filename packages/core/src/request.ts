@@ -61,6 +61,8 @@ export class Request {
   readonly remotePort: number;
   /** The wire bytes of the query, for plugins that can work on them directly. */
   readonly raw: Buffer;
+  /** Offset in `raw` just past the question (header and question are `raw[0, questionEnd)`). */
+  readonly questionEnd: number;
   /** Zone of the server block that received the query, lower-case with a trailing dot. */
   zone = '.';
   /** The listener, as CoreDNS's metrics `server` label: `dns://127.0.0.1:53`. */
@@ -69,6 +71,7 @@ export class Request {
 
   constructor(raw: Buffer, header: QueryHeader, transport: Transport, remoteAddress: string, remotePort: number) {
     this.raw = raw;
+    this.questionEnd = header.questionEnd;
     this.id = header.id;
     this.flags = header.flags;
     this.name = header.name;
