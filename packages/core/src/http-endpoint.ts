@@ -34,7 +34,10 @@ export interface HttpEndpointOptions {
    * default Node's `listen` resolves it. A thrown error with code ENOTFOUND reads as Go's lookup error.
    */
   readonly resolveHost?: (host: string) => Promise<string>;
-  /** Request, headers and keep-alive timeout; default {@link defaultHttpTimeoutMs}. */
+  /**
+   * Request, headers and keep-alive timeout; default {@link defaultHttpTimeoutMs}. 0 keeps Node's
+   * own defaults (CoreDNS's metrics server sets no timeouts).
+   */
   readonly timeoutMs?: number;
   /** How long {@link HttpEndpoint.close} waits for busy requests; default {@link defaultHttpShutdownGraceMs}. */
   readonly shutdownGraceMs?: number;
@@ -136,9 +139,11 @@ export class HttpEndpoint {
     }
     const server = http.createServer(this.options.handler);
     const timeoutMs = this.options.timeoutMs ?? defaultHttpTimeoutMs;
-    server.requestTimeout = timeoutMs;
-    server.headersTimeout = timeoutMs;
-    server.keepAliveTimeout = timeoutMs;
+    if (timeoutMs > 0) {
+      server.requestTimeout = timeoutMs;
+      server.headersTimeout = timeoutMs;
+      server.keepAliveTimeout = timeoutMs;
+    }
     const ports = wanted === 0 && this.lastPort !== 0 ? [this.lastPort, 0] : [wanted];
     for (let i = 0; ; i++) {
       try {

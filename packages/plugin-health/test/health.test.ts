@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import net from 'node:net';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { createLogger, definePlugin, Server } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
-import { captureLog, directivesOf, query, startServer } from '@foghorn/testkit';
+import { captureLog, directivesOf, freeTcpPort, holdTcpPort, httpGet, query, startServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import health, { createHealthMetrics, HealthEndpoint, healthListeners } from '../src/index.js';
@@ -17,33 +15,10 @@ function spyPlugin(): { plugin: ReturnType<typeof definePlugin>; controller: () 
   return { plugin, controller: () => kept ?? assert.fail('spy was not set up') };
 }
 
-interface HttpReply {
-  readonly status: number;
-  readonly body: string;
-  readonly contentType: string | undefined;
-}
-
-/** One GET on a fresh connection (no keep-alive pool left behind). */
-function get(port: number, path: string, method = 'GET'): Promise<HttpReply> {
-  return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, path, method, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, contentType: response.headers['content-type'] }));
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
-
-/** A port that was free a moment ago (for tests that need the same port twice). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/** Status, body and content type of one request (the fields these tests compare). */
+async function get(port: number, path: string, method = 'GET'): Promise<{ status: number; body: string; contentType: string | undefined }> {
+  const reply = await httpGet(port, path, { method });
+  return { status: reply.status, body: reply.text, contentType: reply.headers['content-type'] };
 }
 
 /** Resolves as soon as the shutdown has entered the lameduck wait. */
@@ -74,10 +49,8 @@ test('/health answers 200 OK to any method and 404 elsewhere', async (t) => {
 });
 
 test('a health address that cannot be bound aborts startup', async (t) => {
-  const taken = net.createServer();
-  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-  t.after(() => taken.close());
-  const { port } = taken.address() as net.AddressInfo;
+  const { port, close } = await holdTcpPort();
+  t.after(close);
   await assert.rejects(
     startServer(`example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${port}\n    whoami\n}\n`, { directives: directivesOf(bind, health, whoami) }),
     { message: `listen tcp 127.0.0.1:${port}: bind: address already in use` },
@@ -86,7 +59,7 @@ test('a health address that cannot be bound aborts startup', async (t) => {
 
 test('blocks naming the same health address share one listener, other addresses get their own', async (t) => {
   const spy = spyPlugin();
-  const port = await freePort();
+  const port = await freeTcpPort();
   const corefile =
     `a.example {\n    bind 127.0.0.1\n    health 127.0.0.1:${port}\n    spy\n    whoami\n}\n` +
     `b.example {\n    bind 127.0.0.1\n    health 127.0.0.1:${port}\n    whoami\n}\n` +
@@ -120,7 +93,7 @@ test('during lameduck /health stays 200 and DNS keeps answering, then both close
 });
 
 test('a reload closes and reopens /health on the same fixed port without lameduck', async (t) => {
-  const port = await freePort();
+  const port = await freeTcpPort();
   let text = `example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${port} {\n        lameduck 5s\n    }\n    whoami\n}\n`;
   // The new configuration has no lameduck, so only the reload could wait 5s, and stop won't.
   const { logger, lines } = captureLog();
@@ -135,12 +108,24 @@ test('a reload closes and reopens /health on the same fixed port without lameduc
   assert.ok(!lines.some((line) => line.includes('lameduck mode')), lines.join('\n'));
 });
 
+test('a /health on port 0 keeps its port across a reload', async (t) => {
+  const spy = spyPlugin();
+  let text = 'example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:0\n    spy\n    whoami\n}\n';
+  const { logger } = captureLog();
+  const server = new Server({ directives: directivesOf(bind, health, spy.plugin, whoami), dnsPort: 0, logger, loadCorefile: () => ({ path: 'Corefile', contents: text }) });
+  await server.start();
+  t.after(() => server.stop({ graceful: false }));
+  const port = portOf(spy.controller());
+  text += '# edited\n';
+  assert.equal(await server.reload(), true);
+  assert.equal(portOf(spy.controller()), port);
+  assert.equal((await get(port, '/health')).status, 200);
+});
+
 test('a reload that fails after the new /health opened gives the port back to the old configuration', async (t) => {
-  const healthPort = await freePort();
-  const taken = net.createServer();
-  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-  t.after(() => taken.close());
-  const takenPort = (taken.address() as net.AddressInfo).port;
+  const healthPort = await freeTcpPort();
+  const { port: takenPort, close } = await holdTcpPort();
+  t.after(close);
   const block = `example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${healthPort}\n    whoami\n}\n`;
   let text = block;
   const { logger, lines } = captureLog();
@@ -187,12 +172,12 @@ test('a failing self-probe is counted and logged as CoreDNS does', async (t) => 
   const metrics = createHealthMetrics(registry);
   const lines: string[] = [];
   // To make our own /health unreachable while the probe timer still runs, close the listening
-  // socket behind the endpoint's back (a test-only reach into its private field).
+  // socket behind the endpoint's back.
   const endpoint = new HealthEndpoint({ address: '127.0.0.1:0', metrics, log: createLogger((l) => lines.push(l)).forPlugin('health'), probeIntervalMs: 10 });
   await endpoint.open();
   t.after(() => endpoint.close());
   const url = endpoint.url;
-  const blocker = (endpoint as unknown as { server: http.Server }).server;
+  const blocker = endpoint.server ?? assert.fail('not open');
   await new Promise<void>((resolve) => blocker.close(() => resolve()));
   for (let i = 0; i < 100 && lines.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.match(lines[0] ?? '', new RegExp(`^\\[WARNING\\] plugin/health: Local health request to "${url}" failed: Get "${url}": .*ECONNREFUSED`));

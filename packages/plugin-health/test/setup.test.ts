@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { definePlugin, validateCorefile } from '@foghorn/core';
-import { directivesOf } from '@foghorn/testkit';
-import whoami from '@foghorn/plugin-whoami';
+import { validateCorefile } from '@foghorn/core';
+import { directivesOf, setupTable } from '@foghorn/testkit';
+import type { BadCase, GoodCase } from '@foghorn/testkit';
 import { parseHealth } from '../src/index.js';
 import type { HealthOptions } from '../src/index.js';
 
-/** Runs parseHealth on `health` lines through the real Corefile parser and dispenser. */
-async function parse(lines: string): Promise<HealthOptions> {
-  let parsed: HealthOptions | undefined;
-  const probe = definePlugin({ name: 'health', setup: (c) => void (parsed = parseHealth(c)) });
-  await validateCorefile({ path: 'Corefile', contents: `example.org {\n${lines}\n    whoami\n}\n` }, { directives: directivesOf(probe, whoami) });
-  assert.ok(parsed);
-  return parsed;
-}
-
-const good: { input: string; want: HealthOptions }[] = [
+const good: GoodCase<HealthOptions>[] = [
   { input: '    health', want: { address: ':8080', lameduckMs: 0 } },
   { input: '    health localhost:8091', want: { address: 'localhost:8091', lameduckMs: 0 } },
   { input: '    health 127.0.0.1:0', want: { address: '127.0.0.1:0', lameduckMs: 0 } },
@@ -27,13 +18,7 @@ const good: { input: string; want: HealthOptions }[] = [
   { input: '    health :8081 {\n        lameduck 1s\n    }\n    health :8082', want: { address: ':8082', lameduckMs: 1000 } },
 ];
 
-for (const { input, want } of good) {
-  test(`health parses ${JSON.stringify(input.trim())}`, async () => {
-    assert.deepEqual(await parse(input), want);
-  });
-}
-
-const bad: { input: string; error: string }[] = [
+const bad: BadCase[] = [
   { input: '    health foo', error: 'Corefile:2:12 - Error during parsing: address foo: missing port in address' },
   { input: '    health ::1:80', error: 'address ::1:80: too many colons in address' },
   { input: '    health [::1]', error: 'address [::1]: missing port in address' },
@@ -48,14 +33,7 @@ const bad: { input: string; error: string }[] = [
   { input: '    health {\n        foo\n    }', error: "Corefile:3:9 - Error during parsing: unknown property 'foo'" },
 ];
 
-for (const { input, error } of bad) {
-  test(`health rejects ${JSON.stringify(input.trim())}`, async () => {
-    await assert.rejects(parse(input), (e: Error) => {
-      assert.ok(e.message.includes(error), `${e.message}\n  does not contain\n${error}`);
-      return true;
-    });
-  });
-}
+setupTable('health', parseHealth, { good, bad });
 
 test('health errors are wrapped as plugin/health with the position', async () => {
   const health = (await import('../src/index.js')).default;

@@ -78,6 +78,8 @@ export class MetricsEndpoint extends HttpEndpoint {
       handler: (req, res) => void this.serve(req, res),
       onError: (error) => log.error(`metrics handler on ${address}: ${error.message}`),
       resolveHost,
+      // CoreDNS's metrics server sets no timeouts; a slow scrape of a big registry must finish.
+      timeoutMs: 0,
     });
   }
 

@@ -1,12 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
-import http from 'node:http';
-import net from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { PluginError, Rcode, readQuery, replyTo, Request, Server } from '@foghorn/core';
 import type { Handler, QueryHeader, ResponseWriter } from '@foghorn/core';
-import { captureLog, directivesOf, makeQuery, query, startServer, tcpExchange } from '@foghorn/testkit';
+import { captureLog, directivesOf, holdTcpPort, httpGet, makeQuery, query, startServer, tcpExchange } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import { Registry } from 'prom-client';
@@ -85,25 +83,6 @@ function value(expo: Exposition, name: string, labels: Record<string, string> = 
 
 // ---------------------------------------------------------------------------------------------
 // Scraping over real HTTP.
-
-interface HttpReply {
-  readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: Buffer;
-}
-
-function httpGet(port: number, path: string, headers: Record<string, string> = {}): Promise<HttpReply> {
-  return new Promise((resolve, reject) => {
-    // agent: false sends Connection: close, so no keep-alive socket outlives the test.
-    const req = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-  });
-}
 
 async function scrape(port: number): Promise<Exposition> {
   const reply = await httpGet(port, '/metrics');
@@ -208,7 +187,7 @@ test('/metrics is the only path, and scrapes may ask for gzip', async (t) => {
   assert.equal(notFound.status, 404);
   assert.equal(notFound.body.toString(), '404 page not found\n');
   assert.equal((await httpGet(port, '/metrics/')).status, 404);
-  const zipped = await httpGet(port, '/metrics', { 'accept-encoding': 'gzip' });
+  const zipped = await httpGet(port, '/metrics', { headers: { 'accept-encoding': 'gzip' } });
   assert.equal(zipped.status, 200);
   assert.equal(zipped.headers['content-encoding'], 'gzip');
   assert.match(zipped.headers['content-type'] ?? '', /^text\/plain; version=0\.0\.4/);
@@ -256,10 +235,8 @@ test('blocks naming different addresses get a listener each, all exporting the s
 });
 
 test('a listen failure is logged and not fatal: DNS keeps answering', async (t) => {
-  const squatter = net.createServer();
-  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
-  const busy = (squatter.address() as net.AddressInfo).port;
+  const { port: busy, close } = await holdTcpPort();
+  t.after(close);
   const srv = await startServer(`.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:${busy}\n whoami\n}`, { directives });
   t.after(() => srv.close());
   assert.deepEqual(

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import net from 'node:net';
 import { test } from 'node:test';
 import { definePlugin, Server } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
-import { captureLog, directivesOf, startServer } from '@foghorn/testkit';
+import { captureLog, directivesOf, freeTcpPort, holdTcpPort, httpGet, startServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import health, { healthListeners } from '@foghorn/plugin-health';
 import whoami from '@foghorn/plugin-whoami';
@@ -29,25 +27,10 @@ function readyPort(): number {
   return listeners[0]!.port;
 }
 
-/** One GET on a fresh connection (no keep-alive pool left behind). */
-function get(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    request.on('error', reject);
-  });
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/** Status and body of one GET. */
+async function get(port: number, path: string): Promise<{ status: number; body: string }> {
+  const { status, text } = await httpGet(port, path);
+  return { status, body: text };
 }
 
 test('/ready is 200 OK when no plugin reports readiness, and 404 elsewhere', async (t) => {
@@ -94,7 +77,7 @@ test('with monitor continuously a plugin can turn not ready again', async (t) =>
 test('one /ready listener serves every block and counts the plugins of every block', async (t) => {
   state.syncer = true;
   state.alpha = false;
-  const port = await freePort();
+  const port = await freeTcpPort();
   const corefile =
     `a.example {\n    bind 127.0.0.1\n    ready 127.0.0.1:${port}\n    syncer\n    whoami\n}\n` +
     `b.example {\n    bind 127.0.0.1\n    ready 127.0.0.1:${port}\n    whoami\n}\n` +
@@ -110,7 +93,7 @@ test('one /ready listener serves every block and counts the plugins of every blo
 test('/ready survives reloads on its port and reports on the new configuration', async (t) => {
   state.syncer = true;
   state.alpha = false;
-  const port = await freePort();
+  const port = await freeTcpPort();
   let text = `example.org {\n    bind 127.0.0.1\n    ready 127.0.0.1:${port}\n    syncer\n    whoami\n}\n`;
   const { logger } = captureLog();
   const server = new Server({ directives, dnsPort: 0, logger, loadCorefile: () => ({ path: 'Corefile', contents: text }) });
@@ -125,10 +108,9 @@ test('/ready survives reloads on its port and reports on the new configuration',
   assert.equal(await server.reload(), false);
   assert.deepEqual(await get(port, '/ready'), { status: 503, body: 'alpha' });
   // A reload failing after the new /ready opened hands the port back to the old configuration.
-  const taken = net.createServer();
-  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-  t.after(() => taken.close());
-  text = text.replace('\n    nosuch', '') + `example.net:${(taken.address() as net.AddressInfo).port} {\n    bind 127.0.0.1\n    whoami\n}\n`;
+  const taken = await holdTcpPort();
+  t.after(taken.close);
+  text = text.replace('\n    nosuch', '') + `example.net:${taken.port} {\n    bind 127.0.0.1\n    whoami\n}\n`;
   assert.equal(await server.reload(), false);
   assert.deepEqual(await get(port, '/ready'), { status: 503, body: 'alpha' });
   assert.equal(readyListeners(controller!).length, 1);
@@ -154,10 +136,8 @@ test('on shutdown /ready closes first while /health stays 200 for the lameduck p
 });
 
 test('a /ready address that cannot be bound is logged and does not abort startup', async (t) => {
-  const taken = net.createServer();
-  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-  t.after(() => taken.close());
-  const { port } = taken.address() as net.AddressInfo;
+  const { port, close } = await holdTcpPort();
+  t.after(close);
   const server = await startServer(`example.org {\n    bind 127.0.0.1\n    ready 127.0.0.1:${port}\n    syncer\n    whoami\n}\n`, { directives });
   t.after(() => server.close());
   assert.ok(

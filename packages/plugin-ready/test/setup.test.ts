@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { definePlugin, validateCorefile } from '@foghorn/core';
-import { directivesOf } from '@foghorn/testkit';
-import whoami from '@foghorn/plugin-whoami';
+import { validateCorefile } from '@foghorn/core';
+import { directivesOf, setupTable } from '@foghorn/testkit';
+import type { BadCase, GoodCase } from '@foghorn/testkit';
 import ready, { parseReady } from '../src/index.js';
 import type { ReadyOptions } from '../src/index.js';
 
-/** Runs parseReady on `ready` lines through the real Corefile parser and dispenser. */
-async function parse(lines: string): Promise<ReadyOptions> {
-  let parsed: ReadyOptions | undefined;
-  const probe = definePlugin({ name: 'ready', setup: (c) => void (parsed = parseReady(c)) });
-  await validateCorefile({ path: 'Corefile', contents: `example.org {\n${lines}\n    whoami\n}\n` }, { directives: directivesOf(probe, whoami) });
-  assert.ok(parsed);
-  return parsed;
-}
-
-const good: { input: string; want: ReadyOptions }[] = [
+const good: GoodCase<ReadyOptions>[] = [
   { input: '    ready', want: { address: ':8181', monitor: 'until-ready' } },
   { input: '    ready localhost:8091', want: { address: 'localhost:8091', monitor: 'until-ready' } },
   { input: '    ready 127.0.0.1:0', want: { address: '127.0.0.1:0', monitor: 'until-ready' } },
@@ -23,13 +14,7 @@ const good: { input: string; want: ReadyOptions }[] = [
   { input: '    ready :8182 {\n        monitor until-ready\n    }', want: { address: ':8182', monitor: 'until-ready' } },
 ];
 
-for (const { input, want } of good) {
-  test(`ready parses ${JSON.stringify(input.trim())}`, async () => {
-    assert.deepEqual(await parse(input), want);
-  });
-}
-
-const bad: { input: string; error: string }[] = [
+const bad: BadCase[] = [
   { input: '    ready foo', error: 'Corefile:2:11 - Error during parsing: address foo: missing port in address' },
   { input: '    ready :80 :81', error: "Corefile:2:15 - Error during parsing: Wrong argument count or unexpected line ending after ':81'" },
   { input: '    ready\n    ready', error: 'Corefile:3:5 - Error during parsing: this plugin can only be used once per Server Block' },
@@ -39,14 +24,7 @@ const bad: { input: string; error: string }[] = [
   { input: '    ready {\n        foo\n    }', error: "Corefile:3:9 - Error during parsing: unknown property 'foo'" },
 ];
 
-for (const { input, error } of bad) {
-  test(`ready rejects ${JSON.stringify(input.trim())}`, async () => {
-    await assert.rejects(parse(input), (e: Error) => {
-      assert.ok(e.message.includes(error), `${e.message}\n  does not contain\n${error}`);
-      return true;
-    });
-  });
-}
+setupTable('ready', parseReady, { good, bad });
 
 test('ready errors are wrapped as plugin/ready with the position', async () => {
   await assert.rejects(

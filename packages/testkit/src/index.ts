@@ -198,3 +198,5 @@ export function rcodeOf(packet: Packet): string {
 }
 export { parseDirective, setupTable } from './setup-table.js';
 export type { BadCase, GoodCase } from './setup-table.js';
+export { freeTcpPort, holdTcpPort, httpGet } from './http.js';
+export type { HeldPort, HttpGetOptions, HttpReply } from './http.js';
