@@ -38,7 +38,13 @@ function waitForPort(child: ChildProcess, pattern: RegExp): Promise<number> {
     const collect = (chunk: Buffer): void => {
       output += chunk.toString();
       const match = pattern.exec(output);
-      if (match) resolve(Number(match[1]));
+      if (!match) return;
+      // Keep draining the pipes (a log scenario writes a line per query) without keeping them.
+      child.stdout!.off('data', collect);
+      child.stderr!.off('data', collect);
+      child.stdout!.resume();
+      child.stderr!.resume();
+      resolve(Number(match[1]));
     };
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
