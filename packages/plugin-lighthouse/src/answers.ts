@@ -88,7 +88,6 @@ export interface BalancedStage {
   readonly kind: 'stage';
   readonly balancer: SmoothWeightedRoundRobin<string>;
   readonly answers: readonly (Answer | null)[];
-  readonly accept: (index: number) => boolean;
 }
 
 export type Entry = Answer | Balanced;
@@ -162,6 +161,7 @@ export class AnswerTable {
   private readonly reverseZones: readonly ZoneInfo[];
   private readonly ttl: number;
   private unsubscribe: (() => void) | undefined;
+  private readonly servedSingles = new Map<string, readonly (readonly [ServedCell, number])[]>();
 
   constructor(
     private readonly store: ServiceStore,
@@ -363,13 +363,21 @@ export class AnswerTable {
       return;
     }
     const writer = new RecordWriter(this.ttl);
-    for (const list of byService.values()) for (const target of list) writer.ptr(encodeName(target));
+    for (const list of byService.values()) for (const target of list) writer.ptr(target);
     this.ptr.set(name, positive(writer, null, []));
   }
 
   /** Shared by the builders. */
   servedCell(cluster: string): ServedCell {
     return this.options.servedCell(cluster);
+  }
+
+  /** `[[cell, n]]` for one cluster, shared by every answer with that count (most answers). */
+  servedOne(cluster: string, n: number): readonly (readonly [ServedCell, number])[] {
+    const key = `${n} ${cluster}`;
+    let served = this.servedSingles.get(key);
+    if (!served) this.servedSingles.set(key, (served = [[this.servedCell(cluster), n] as const]));
+    return served;
   }
 
   get families(): Families {
@@ -393,13 +401,13 @@ export class AnswerTable {
 function pick(entry: Balanced): Answer {
   for (const stage of entry.stages) {
     if (stage.kind === 'answer') return stage;
-    const index = stage.balancer.select(stage.accept);
+    const index = stage.balancer.selectPresent(stage.answers);
     if (index >= 0) return stage.answers[index]!;
   }
   return entry.none;
 }
 
-function positive(writer: RecordWriter, zone: ZoneInfo | null, served: (readonly [ServedCell, number])[]): Answer {
+function positive(writer: RecordWriter, zone: ZoneInfo | null, served: readonly (readonly [ServedCell, number])[]): Answer {
   return {
     kind: 'answer',
     rcode: Rcode.NOERROR,
@@ -425,6 +433,7 @@ interface SrvSource {
 /** Builds the entries of one service in one forward zone. */
 class ServiceBuilder {
   private readonly zoneWire: number;
+  private readonly clusterAddresses = { v4: new Map<string, Answer>(), v6: new Map<string, Answer>() };
 
   constructor(
     private readonly table: AnswerTable,
@@ -442,6 +451,10 @@ class ServiceBuilder {
     const { service, table, zone, base } = this;
     const families = table.families;
     const noIpYet = service.ips.length === 0 && service.clustersetIpWanted;
+    // One A/AAAA body per cluster serves both `<cluster>.<svc>` and the balancer's pick for `<svc>`.
+    for (const [family, answers] of [[service.v4, this.clusterAddresses.v4], [service.v6, this.clusterAddresses.v6]] as const) {
+      for (const [cluster, data] of family.clusters) answers.set(cluster, this.addressAnswer(data.records.slice(0, 1)));
+    }
     if (families.v4) this.table.set('a', base, this.clustersetAddress('v4', noIpYet), this.owned);
     if (families.v6) this.table.set('aaaa', base, this.clustersetAddress('v6', noIpYet), this.owned);
 
@@ -475,8 +488,8 @@ class ServiceBuilder {
       const name = `${cluster.toLowerCase()}.${base}`;
       const v4 = families.v4 ? service.v4.clusters.get(cluster) : undefined;
       const v6 = families.v6 ? service.v6.clusters.get(cluster) : undefined;
-      if (v4) this.table.set('a', name, this.addressAnswer(v4.records), this.owned);
-      if (v6) this.table.set('aaaa', name, this.addressAnswer(v6.records), this.owned);
+      if (v4) this.table.set('a', name, this.clusterAddresses.v4.get(cluster)!, this.owned);
+      if (v6) this.table.set('aaaa', name, this.clusterAddresses.v6.get(cluster)!, this.owned);
       // SRV tries the IPv4 state, then IPv6 (spec 3.3, Profile B).
       const record = (v4 ?? v6)?.records[0];
       if (!record) continue;
@@ -497,7 +510,8 @@ class ServiceBuilder {
       return ips.length > 0 ? this.addressAnswer(ips.map((ip) => ({ ip, ports: [], hostname: '', cluster: '' }))) : zone.nodata;
     }
     if (noIpYet) return zone.nxdomain;
-    return this.balanced([service.family(familyName)], (_cluster, data) => this.addressAnswer(data.records.slice(0, 1)));
+    const answers = this.clusterAddresses[familyName];
+    return this.balanced([service.family(familyName)], (cluster) => answers.get(cluster)!);
   }
 
   /** Stages for the families given: a healthy local cluster answers alone, else the family's balancer. */
@@ -518,7 +532,7 @@ class ServiceBuilder {
         const data = family.clusters.get(cluster);
         answers.push(data && data.healthy && this.table.isConnected(cluster) ? make(cluster, data, family) : null);
       }
-      stages.push({ kind: 'stage', balancer, answers, accept: (index) => answers[index] !== null });
+      stages.push({ kind: 'stage', balancer, answers });
     }
     const first = stages[0];
     if (first === undefined) return this.zone.nodata;
@@ -601,12 +615,11 @@ class ServiceBuilder {
     for (const source of sources) {
       const ports = query === null ? source.ports : source.ports.filter((p) => p.name.toLowerCase() === query[0] && p.protocol.toLowerCase() === query[1]);
       if (ports.length === 0) return this.zone.nodata;
-      const target = encodeName(source.target);
       const seen = new Set<number>();
       for (const port of ports) {
         if (seen.has(port.port)) continue;
         seen.add(port.port);
-        writer.srv(port.port, target, this.zoneWire);
+        writer.srv(port.port, source.target, this.zoneWire);
         counts.set(source.cluster, (counts.get(source.cluster) ?? 0) + 1);
       }
     }
@@ -614,7 +627,10 @@ class ServiceBuilder {
     return positive(writer, this.zone, this.served(counts));
   }
 
-  private served(counts: Map<string, number>): (readonly [ServedCell, number])[] {
+  private served(counts: Map<string, number>): readonly (readonly [ServedCell, number])[] {
+    if (counts.size === 1) {
+      for (const [cluster, n] of counts) return this.table.servedOne(cluster, n);
+    }
     return [...counts].map(([cluster, n]) => [this.table.servedCell(cluster), n] as const);
   }
 }

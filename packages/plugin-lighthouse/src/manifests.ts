@@ -145,7 +145,7 @@ export class ManifestsSource implements Source {
       if (previous && previous.mtimeMs === info.mtimeMs && previous.size === info.size) continue;
       let objects: KubeObject[];
       try {
-        objects = parseManifests(await readFile(path, 'utf8'));
+        objects = parseManifests(await readFile(path, 'utf8'), path.toLowerCase().endsWith('.json'));
       } catch (error) {
         this.log.warning(`manifests: ${path}: ${(error as Error).message}`);
         continue;
@@ -205,9 +205,16 @@ async function listManifests(dir: string, directories: string[]): Promise<string
   return out;
 }
 
-/** Every object in a YAML (or JSON) text: several documents, `kind: List` expanded. */
-export function parseManifests(text: string): KubeObject[] {
+/**
+ * Every object in a YAML (or JSON) text: several documents, `kind: List` expanded. `json` takes
+ * JSON.parse, two orders of magnitude faster than the YAML parser for generated directories.
+ */
+export function parseManifests(text: string, json = false): KubeObject[] {
   const objects: KubeObject[] = [];
+  if (json) {
+    collect(JSON.parse(text) as unknown, objects);
+    return objects;
+  }
   for (const document of parseAllDocuments(text)) {
     if (document.errors.length > 0) throw new Error(document.errors[0]!.message);
     const value: unknown = document.toJS();

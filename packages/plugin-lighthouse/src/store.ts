@@ -55,6 +55,10 @@ export class FamilyData {
   balancer = new SmoothWeightedRoundRobin<string>();
 }
 
+const emptyFamily = new FamilyData();
+/** ClusterSetIP clusters have no host names; they share one empty map. */
+const noHosts: ReadonlyMap<string, readonly DnsRecord[]> = new Map();
+
 /** One `namespace/name` service and everything known about it. */
 export class Service {
   type: ServiceType = 'ClusterSetIP';
@@ -67,15 +71,23 @@ export class Service {
   /** `use-clusterset-ip: "true"`: answer with the clusterset IP or not at all (spec 2.2, Profile B). */
   clustersetIpWanted = false;
   readonly v4 = new FamilyData();
-  readonly v6 = new FamilyData();
+  /** Most services are IPv4 only: the IPv6 state is created on its first slice. */
+  private v6State: FamilyData | undefined;
 
   constructor(
     readonly namespace: string,
     readonly name: string,
   ) {}
 
+  /** The IPv6 state, or a shared empty one (never written) until an IPv6 slice arrives. */
+  get v6(): FamilyData {
+    return this.v6State ?? emptyFamily;
+  }
+
+  /** The family's state for writing (creates the IPv6 state). */
   family(family: Family): FamilyData {
-    return family === 'v4' ? this.v4 : this.v6;
+    if (family === 'v4') return this.v4;
+    return (this.v6State ??= new FamilyData());
   }
 
   get hasClusterData(): boolean {
@@ -280,7 +292,8 @@ export class ServiceStore implements StoreSinks {
 
   /** Rebuilds a service's cluster data from every current slice: on creation (slices that came first) and type changes. */
   private replaySlices(service: Service, key: string): void {
-    for (const family of [service.v4, service.v6]) family.clusters.clear();
+    service.v4.clusters.clear();
+    if (service.v6 !== emptyFamily) service.v6.clusters.clear();
     const ids = this.slicesByKey.get(key);
     if (!ids) return;
     for (const id of ids) {
@@ -349,7 +362,7 @@ export class ServiceStore implements StoreSinks {
       const ready = asRecord(first['conditions'])?.['ready'];
       family.clusters.set(info.cluster, {
         records: [{ ip, ports: parsePorts(info.object['ports']), hostname: '', cluster: info.cluster }],
-        byHost: new Map(),
+        byHost: noHosts,
         healthy: ready !== false,
       });
     }

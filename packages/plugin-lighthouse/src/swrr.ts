@@ -64,6 +64,19 @@ export class SmoothWeightedRoundRobin<K> {
   }
 
   /**
+   * {@link select} where item `i` is acceptable when `values[i]` is not null: the form the answer
+   * table uses, with no closure per query.
+   */
+  selectPresent(values: readonly unknown[]): number {
+    for (let tries = this.items.length; tries > 0; tries--) {
+      const index = this.next();
+      if (values[index] != null) return index;
+      this.skip(index);
+    }
+    return -1;
+  }
+
+  /**
    * Picks the next acceptable item: at most `size` tries, skipping each unacceptable pick.
    * Returns its index, or -1 when none was acceptable.
    */

@@ -18,21 +18,48 @@ const QUESTION_POINTER = 0xc00c;
 
 /** Wire form of a fully qualified, lower-case or mixed-case name (`a.b.` → 1a1b0). */
 export function encodeName(name: string): Buffer {
-  if (name === '.' || name === '') return Buffer.from([0]);
-  const labels = (name.endsWith('.') ? name.slice(0, -1) : name).split('.');
-  const parts: Buffer[] = [];
-  for (const label of labels) {
-    const bytes = Buffer.from(label, 'utf8');
-    if (bytes.length === 0 || bytes.length > 63) throw new RangeError(`invalid label '${label}' in '${name}'`);
-    parts.push(Buffer.from([bytes.length]), bytes);
-  }
-  parts.push(Buffer.from([0]));
-  return Buffer.concat(parts);
+  const out = Buffer.allocUnsafe(nameLength(name));
+  writeName(out, 0, name);
+  return out;
 }
+
+/** Bytes `name` takes on the wire, uncompressed. */
+function nameLength(name: string): number {
+  if (name === '.' || name === '') return 1;
+  const bytes = Buffer.byteLength(name);
+  return name.endsWith('.') ? bytes + 1 : bytes + 2;
+}
+
+/** Writes `name` at `offset`; returns the offset after it. */
+function writeName(buf: Buffer, offset: number, name: string): number {
+  if (name === '.' || name === '') {
+    buf[offset] = 0;
+    return offset + 1;
+  }
+  const text = name.endsWith('.') ? name.slice(0, -1) : name;
+  let start = 0;
+  while (start <= text.length) {
+    let dot = text.indexOf('.', start);
+    if (dot < 0) dot = text.length;
+    const length = buf.write(text.slice(start, dot), offset + 1, 'utf8');
+    if (length === 0 || length > 63) throw new RangeError(`invalid label in '${name}'`);
+    buf[offset] = length;
+    offset += length + 1;
+    start = dot + 1;
+  }
+  buf[offset] = 0;
+  return offset + 1;
+}
+
+/**
+ * Scratch space every writer builds its records in; `body()` copies them out into a pooled
+ * Buffer (Buffer.allocUnsafe shares 8 KiB slabs), so an index of a million answers holds a
+ * million slab views rather than a million small backing stores for the GC to track.
+ */
+let scratch = Buffer.allocUnsafe(64 * 1024);
 
 /** Collects resource records into one body; remembers where zone names sit for case patching. */
 export class RecordWriter {
-  private readonly parts: Buffer[] = [];
   private length = 0;
   count = 0;
   /** Offsets in the body where the zone's lower-case wire name starts (SRV targets). */
@@ -44,50 +71,65 @@ export class RecordWriter {
   address(ip: string): boolean {
     const v4 = ipv4Bytes(ip);
     if (v4) {
-      this.record(TYPE_A, Buffer.from(v4));
+      const at = this.header(TYPE_A, 4);
+      scratch.set(v4, at);
+      this.length = at + 4;
       return true;
     }
     const v6 = ipv6Bytes(ip);
     if (!v6) return false;
-    this.record(TYPE_AAAA, Buffer.from(v6));
+    const at = this.header(TYPE_AAAA, 16);
+    scratch.set(v6, at);
+    this.length = at + 16;
     return true;
   }
 
   /** SRV priority 0 weight 50 (Lighthouse's constants) to `target`, whose last `zoneLength` bytes are the zone. */
-  srv(port: number, target: Buffer, zoneLength: number): void {
-    const rdata = Buffer.alloc(6 + target.length);
-    rdata.writeUInt16BE(0, 0);
-    rdata.writeUInt16BE(50, 2);
-    rdata.writeUInt16BE(port & 0xffff, 4);
-    target.copy(rdata, 6);
-    if (zoneLength > 1) this.zoneOffsets.push(this.length + 12 + 6 + target.length - zoneLength);
-    this.record(TYPE_SRV, rdata);
+  srv(port: number, target: string, zoneLength: number): void {
+    const targetLength = nameLength(target);
+    const at = this.header(TYPE_SRV, 6 + targetLength);
+    scratch.writeUInt16BE(0, at);
+    scratch.writeUInt16BE(50, at + 2);
+    scratch.writeUInt16BE(port & 0xffff, at + 4);
+    this.length = writeName(scratch, at + 6, target);
+    if (zoneLength > 1) this.zoneOffsets.push(this.length - zoneLength);
   }
 
-  ptr(target: Buffer): void {
-    this.record(TYPE_PTR, target);
+  ptr(target: string): void {
+    const at = this.header(TYPE_PTR, nameLength(target));
+    this.length = writeName(scratch, at, target);
   }
 
   txt(text: string): void {
-    const bytes = Buffer.from(text, 'utf8');
-    this.record(TYPE_TXT, Buffer.concat([Buffer.from([bytes.length]), bytes]));
+    const bytes = Buffer.byteLength(text);
+    const at = this.header(TYPE_TXT, bytes + 1);
+    scratch[at] = bytes;
+    scratch.write(text, at + 1, 'utf8');
+    this.length = at + 1 + bytes;
   }
 
-  private record(type: number, rdata: Buffer): void {
-    const rr = Buffer.alloc(12 + rdata.length);
-    rr.writeUInt16BE(QUESTION_POINTER, 0);
-    rr.writeUInt16BE(type, 2);
-    rr.writeUInt16BE(CLASS_IN, 4);
-    rr.writeUInt32BE(this.ttl, 6);
-    rr.writeUInt16BE(rdata.length, 10);
-    rdata.copy(rr, 12);
-    this.parts.push(rr);
-    this.length += rr.length;
+  /** Owner pointer, type, class, TTL and RDLENGTH; returns where the RDATA starts. */
+  private header(type: number, rdataLength: number): number {
+    const at = this.length;
+    if (at + 12 + rdataLength > scratch.length) {
+      const grown = Buffer.allocUnsafe(Math.max(scratch.length * 2, at + 12 + rdataLength));
+      scratch.copy(grown, 0, 0, at);
+      scratch = grown;
+    }
+    scratch.writeUInt16BE(QUESTION_POINTER, at);
+    scratch.writeUInt16BE(type, at + 2);
+    scratch.writeUInt16BE(CLASS_IN, at + 4);
+    scratch.writeUInt32BE(this.ttl, at + 6);
+    scratch.writeUInt16BE(rdataLength, at + 10);
     this.count++;
+    return at + 12;
   }
 
+  /** The records written, copied out of the scratch space. Call once, before the next writer starts. */
   body(): Buffer {
-    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.length);
+    const out = Buffer.allocUnsafe(this.length);
+    scratch.copy(out, 0, 0, this.length);
+    return out;
   }
 }
 

@@ -1,0 +1,172 @@
+/**
+ * The figures in the README that `npm run bench` does not give. Run after building:
+ *   node --expose-gc packages/plugin-lighthouse/dist/bench/index.bench.js [SERVICES...]
+ * For each size (default 10,000 and 50,000 services, 3 clusters, every fifth headless):
+ * 1. memory: RSS and heap after the store and one answer table hold everything (after GC);
+ * 2. serveDNS: ns per query for a round-robin ClusterSetIP name, a headless name and a miss;
+ * 3. event to answer through a sink (the watch layer's call): p50/p99 of one EndpointSlice update
+ *    until the table answers with the new address (synchronous: the rebuild of one service);
+ * 4. event to answer through the Kubernetes watch: the test API server applies an EndpointSlice,
+ *    client-node's watch delivers it, the table answers it (p50/p99 over 200 updates).
+ */
+import { Request, readQuery } from '@foghorn/core';
+import type { QueryHeader, ResponseWriter } from '@foghorn/core';
+import { createLogger } from '@foghorn/core';
+import { makeQuery } from '@foghorn/testkit';
+import { startKubeApiServer } from '@foghorn/testkit/kube';
+import type { ApiObject } from '@foghorn/testkit/kube';
+import { AnswerTable, ServiceStore } from '../src/index.js';
+import type { KubeObject } from '../src/index.js';
+import { Lighthouse } from '../src/handler.js';
+import { KubeSource } from '../src/kube-source.js';
+
+const clusters = ['cluster1', 'cluster2', 'cluster3'];
+
+function objects(count: number): { imports: KubeObject[]; slices: KubeObject[] } {
+  const imports: KubeObject[] = [];
+  const slices: KubeObject[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `svc${i}`;
+    const namespace = `ns${i % 100}`;
+    const headless = i % 5 === 4;
+    const ports = [{ name: 'http', protocol: 'TCP', port: 8080 }];
+    imports.push({ apiVersion: 'multicluster.x-k8s.io/v1alpha1', kind: 'ServiceImport', metadata: { name, namespace }, spec: { type: headless ? 'Headless' : 'ClusterSetIP', ports } });
+    clusters.forEach((cluster, c) => slices.push(slice(name, namespace, cluster, headless, c, i, 1)));
+  }
+  return { imports, slices };
+}
+
+function slice(name: string, namespace: string, cluster: string, headless: boolean, c: number, i: number, last: number): KubeObject {
+  const ip = (k: number): string => `10.${c * 64 + ((i >> 14) & 63)}.${(i >> 6) & 255}.${((i & 63) << 2) + k}`;
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: {
+      name: `${name}-${cluster}`,
+      namespace,
+      labels: {
+        'endpointslice.kubernetes.io/managed-by': 'lighthouse-agent.submariner.io',
+        'multicluster.kubernetes.io/service-name': name,
+        'lighthouse.submariner.io/sourceNamespace': namespace,
+        'multicluster.kubernetes.io/source-cluster': cluster,
+      },
+    },
+    addressType: 'IPv4',
+    endpoints: headless ? [0, 1, 2].map((k) => ({ addresses: [ip(k + 1)], hostname: `${name}-${k}` })) : [{ addresses: [`${ip(0).split('.').slice(0, 3).join('.')}.${last}`] }],
+    ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
+  };
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(0)} MB`;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+}
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+function table(store: ServiceStore): AnswerTable {
+  const t = new AnswerTable(store, { zones: ['clusterset.local.'], ttlSeconds: 5, families: { v4: true, v6: false }, servedCell: () => ({ value: 0 }) });
+  t.open();
+  return t;
+}
+
+function request(name: string): Request {
+  const wire = makeQuery(name, 'A', { id: 7 });
+  const header = {} as QueryHeader;
+  readQuery(wire, header);
+  return new Request(wire, header, 'udp', '127.0.0.1', 5353);
+}
+
+async function size(count: number): Promise<void> {
+  gc();
+  const before = process.memoryUsage();
+  const { imports, slices } = objects(count);
+  const store = new ServiceStore('');
+  const started = performance.now();
+  store.serviceImports('v1alpha1').replace(imports);
+  store.endpointSlices.replace(slices);
+  const t = table(store);
+  const loadMs = performance.now() - started;
+  gc();
+  const after = process.memoryUsage();
+  console.log(`${count.toLocaleString('en')} services: load ${loadMs.toFixed(0)} ms, ${t.size.toLocaleString('en')} names; RSS ${mb(after.rss)} (+${mb(after.rss - before.rss)}), heap used +${mb(after.heapUsed - before.heapUsed)}`);
+
+  // serveDNS alone, with a writer that drops the bytes.
+  const writer: ResponseWriter = { write: () => 0, writeWire: (wire) => wire.length };
+  const handler = new Lighthouse({ table: t, synced: () => true }, [], new Float64Array(8), null);
+  for (const [label, name] of [
+    ['round robin', 'svc4321.ns21.svc.clusterset.local'],
+    ['headless', 'svc4324.ns24.svc.clusterset.local'],
+    ['miss', 'nothing.ns21.svc.clusterset.local'],
+  ] as const) {
+    const req = request(name);
+    const n = 500_000;
+    for (let i = 0; i < 50_000; i++) handler.serveDNS(req, writer);
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) handler.serveDNS(req, writer);
+    console.log(`  serveDNS ${label}: ${(Number(process.hrtime.bigint() - start) / n).toFixed(0)} ns/query`);
+  }
+
+  // Event to answer through the sink.
+  const latencies: number[] = [];
+  for (let k = 0; k < 1000; k++) {
+    const i = (k * 7919) % count;
+    if (i % 5 === 4) continue;
+    const update = slice(`svc${i}`, `ns${i % 100}`, 'cluster2', false, 1, i, 2 + (k % 200));
+    const t0 = performance.now();
+    store.endpointSlices.upsert(update);
+    const entry = t.a.get(`cluster2.svc${i}.ns${i % 100}.svc.clusterset.local.`);
+    latencies.push(performance.now() - t0);
+    if (!entry) throw new Error('no entry');
+  }
+  latencies.sort((x, y) => x - y);
+  console.log(`  event to answer (sink): p50 ${(percentile(latencies, 50) * 1000).toFixed(0)} µs, p99 ${(percentile(latencies, 99) * 1000).toFixed(0)} µs`);
+  t.close();
+}
+
+async function throughWatch(count: number): Promise<void> {
+  const api = await startKubeApiServer();
+  const { imports, slices } = objects(count);
+  for (const object of [...imports, ...slices]) api.apply(object as ApiObject);
+  const store = new ServiceStore('');
+  const source = new KubeSource(store, { endpoint: api.url }, createLogger(() => undefined).forPlugin('lighthouse'));
+  const t0 = performance.now();
+  await source.start();
+  while (!source.synced) await new Promise((resolve) => setTimeout(resolve, 5));
+  const t = table(store);
+  console.log(`  initial list through the watch: ${(performance.now() - t0).toFixed(0)} ms`);
+  const latencies: number[] = [];
+  for (let k = 0; k < 200; k++) {
+    const i = (k * 7919) % count;
+    if (i % 5 === 4) continue;
+    const name = `cluster2.svc${i}.ns${i % 100}.svc.clusterset.local.`;
+    const before = t.a.get(name);
+    const done = new Promise<number>((resolve) => {
+      const stop = store.subscribe(() => {
+        if (t.a.get(name) !== before) {
+          stop();
+          resolve(performance.now());
+        }
+      });
+    });
+    const start = performance.now();
+    api.apply(slice(`svc${i}`, `ns${i % 100}`, 'cluster2', false, 1, i, 2 + (k % 200)) as ApiObject);
+    latencies.push((await done) - start);
+  }
+  latencies.sort((x, y) => x - y);
+  console.log(`  event to answer (API server → watch → table): p50 ${percentile(latencies, 50).toFixed(2)} ms, p99 ${percentile(latencies, 99).toFixed(2)} ms`);
+  t.close();
+  await source.stop();
+  await api.close();
+}
+
+const sizes = process.argv.slice(2).map(Number);
+for (const count of sizes.length > 0 ? sizes : [10_000, 50_000]) {
+  await size(count);
+  if (count <= 10_000) await throughWatch(count);
+}
