@@ -140,7 +140,8 @@ test('a watch that goes silent is restarted by the watchdog and catches up', asy
   await waitFor(() => sink.calls.length === 2, 3000, 'upsert after watchdog restart');
   assert.deepEqual(sink.calls[1], { op: 'upsert', name: 'default/b' });
   assert.ok(watch.restarts >= 1);
-  assert.match(warnings(lines)[0] ?? '', new RegExp(`^\\[WARNING\\] plugin/lighthouse: ${name}: watch: no data for 150ms, restarting; retrying in \\d+ms$`));
+  // (On a loaded machine even the list may take longer than 150 ms, and be the one reported.)
+  assert.match(warnings(lines)[0] ?? '', new RegExp(`^\\[WARNING\\] plugin/lighthouse: ${name}: (watch|list): no data for 150ms(, restarting)?; retrying in \\d+ms$`));
 });
 
 test('requests that never get response headers are abandoned by the watchdog, list and watch alike', async (t) => {

@@ -253,7 +253,7 @@ test('a list is read page by page and delivered as one replace; an expired conti
     },
     { listPageSize: 2 },
   );
-  await waitFor(() => watch.synced, 3000, 'sync');
+  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   assert.deepEqual(sink.calls, [{ op: 'replace', names: ['default/a', 'default/b', 'default/c', 'default/d', 'default/e'] }]);
   const lists = api.requests.filter((r) => r.verb === 'list');
   assert.deepEqual(

@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { formatDuration } from '@foghorn/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 
 /** An HTTP error from the API server, with the Status body's reason and message when present. */
@@ -65,7 +66,7 @@ export function getJson(config: KubeConfig, path: string, query: URLSearchParams
         ...(options.auth !== undefined ? { auth: options.auth } : {}),
       });
       request = req;
-      const timer = setTimeout(() => req.destroy(new Error(`no data for ${idleTimeoutMs / 1000}s`)), idleTimeoutMs);
+      const timer = setTimeout(() => req.destroy(new Error(`no data for ${formatDuration(idleTimeoutMs)}`)), idleTimeoutMs);
       const touch = (): void => {
         timer.refresh();
       };
