@@ -16,7 +16,7 @@ import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { LRUCache } from 'lru-cache';
 import { classNumber, Flags, isSubdomain, matchZone, nextOrFailure, packetRcode, Request, ResponseType, typeNumber } from '@foghorn/core';
-import type { Handler, HandlerResult, QueryHeader, ResponseWriter, Transport } from '@foghorn/core';
+import type { Handler, HandlerResult, ResponseWriter, Transport } from '@foghorn/core';
 import { canonicalName, clampTtl, classify, isDenial, minimalTtl } from './classify.js';
 import { buildEntry, Entry } from './item.js';
 import { serverCells } from './metrics.js';
@@ -55,17 +55,6 @@ function withTtl(rrs: readonly Answer[] | undefined, ttl: number): Answer[] {
   return out;
 }
 
-/** Offset just past the question of a query the listener accepted. */
-function questionEnd(raw: Buffer): number {
-  let offset = 12;
-  for (;;) {
-    const length = raw[offset]!;
-    if (length === 0) return offset + 5;
-    if ((length & 0xc0) === 0xc0) return offset + 6;
-    offset += 1 + length;
-  }
-}
-
 /**
  * A copy of the query with AD set, as CoreDNS 1.14.7 sends down the chain on a miss or a
  * refresh; a refresh is marked TCP so that nothing below truncates it.
@@ -73,21 +62,7 @@ function questionEnd(raw: Buffer): number {
 function chainCopy(req: Request, transport: Transport): Request {
   const raw = Buffer.from(req.raw);
   raw[3] = raw[3]! | Flags.AD;
-  const header: QueryHeader = {
-    id: req.id,
-    flags: req.flags | Flags.AD,
-    opcode: (req.flags >> 11) & 0x0f,
-    name: req.name,
-    qtype: req.qtype,
-    qclass: req.qclass,
-    questionEnd: questionEnd(raw),
-    hasEdns: req.hasEdns,
-    udpSize: req.udpSize,
-    ednsVersion: req.ednsVersion,
-    dnssecOk: req.dnssecOk,
-    ednsOptions: req.ednsOptions === null ? null : [...req.ednsOptions],
-  };
-  const copy = new Request(raw, header, transport, req.remoteAddress, req.remotePort);
+  const copy = Request.fromWire(raw, transport, req.remoteAddress, req.remotePort);
   copy.zone = req.zone;
   copy.server = req.server;
   return copy;

@@ -1,27 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Request } from '@foghorn/core';
-import type { QueryHeader } from '@foghorn/core';
 import { makeQuery } from '@foghorn/testkit';
 import { compileFormat, COMBINED_LOG_FORMAT, expandMacros, flagsToString, formatLine, formatSeconds, LineBatcher } from '@foghorn/plugin-log';
 
 /** A Request as the listener would build it, for formatting without sockets. */
 function request(wire: Buffer, transport: 'udp' | 'tcp', address: string, port: number): Request {
-  const header: QueryHeader = {
-    id: wire.readUInt16BE(0),
-    flags: wire.readUInt16BE(2),
-    opcode: (wire.readUInt16BE(2) >> 11) & 0xf,
-    name: 'Example.ORG.',
-    qtype: 1,
-    qclass: 1,
-    questionEnd: wire.length,
-    hasEdns: false,
-    udpSize: 0,
-    ednsVersion: 0,
-    dnssecOk: false,
-    ednsOptions: null,
-  };
-  const req = new Request(wire, header, transport, address, port);
+  const req = Request.fromWire(wire, transport, address, port);
   req.server = 'dns://[::1]:1053';
   return req;
 }

@@ -5,8 +5,8 @@
  *
  *   npx tsc -b packages/plugin-prometheus && node packages/plugin-prometheus/dist/bench/handler.bench.js
  */
-import { readQuery, Request } from '@foghorn/core';
-import type { Handler, QueryHeader, ResponseWriter } from '@foghorn/core';
+import { Request } from '@foghorn/core';
+import type { Handler, ResponseWriter } from '@foghorn/core';
 import { Whoami } from '@foghorn/plugin-whoami';
 import { makeQuery } from '@foghorn/testkit';
 import { Counter, Histogram, Registry } from 'prom-client';
@@ -16,23 +16,7 @@ const iterations = Number(process.env.ITERATIONS ?? 100_000);
 const rounds = 5;
 
 function request(): Request {
-  const wire = makeQuery('www.example.org', 'A');
-  const header: QueryHeader = {
-    id: 0,
-    flags: 0,
-    opcode: 0,
-    name: '.',
-    qtype: 0,
-    qclass: 0,
-    questionEnd: 12,
-    hasEdns: false,
-    udpSize: 0,
-    ednsVersion: 0,
-    dnssecOk: false,
-    ednsOptions: null,
-  };
-  if (readQuery(wire, header) !== 0) throw new Error('query rejected');
-  const req = new Request(wire, header, 'udp', '192.0.2.1', 5353);
+  const req = Request.fromWire(makeQuery('www.example.org', 'A'), 'udp', '192.0.2.1', 5353);
   req.server = 'dns://:53';
   req.zone = 'example.org.';
   return req;

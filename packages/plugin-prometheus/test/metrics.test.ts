@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { gunzipSync } from 'node:zlib';
-import { PluginError, Rcode, readQuery, replyTo, Request, Server } from '@foghorn/core';
-import type { Handler, QueryHeader, ResponseWriter } from '@foghorn/core';
+import { PluginError, Rcode, replyTo, Request, Server } from '@foghorn/core';
+import type { Handler, ResponseWriter } from '@foghorn/core';
 import { captureLog, directivesOf, holdTcpPort, httpGet, makeQuery, query, startServer, tcpExchange } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
@@ -363,23 +363,7 @@ test('a reload with a broken Corefile leaves the listener alone', async (t) => {
 // The handler on its own: what is reported for each way a chain can end.
 
 function request(name: string, type: Parameters<typeof makeQuery>[1], remoteAddress = '192.0.2.1', transport: 'udp' | 'tcp' = 'udp'): Request {
-  const wire = makeQuery(name, type);
-  const header: QueryHeader = {
-    id: 0,
-    flags: 0,
-    opcode: 0,
-    name: '.',
-    qtype: 0,
-    qclass: 0,
-    questionEnd: 12,
-    hasEdns: false,
-    udpSize: 0,
-    ednsVersion: 0,
-    dnssecOk: false,
-    ednsOptions: null,
-  };
-  assert.equal(readQuery(wire, header), 0, 'query accepted');
-  const req = new Request(wire, header, transport, remoteAddress, 5353);
+  const req = Request.fromWire(makeQuery(name, type), transport, remoteAddress, 5353);
   req.server = 'dns://:53';
   req.zone = 'example.org.';
   return req;
