@@ -15,6 +15,9 @@ import type { ClusterData, DnsRecord, FamilyData, Port, Service, ServiceStore, S
 import type { SmoothWeightedRoundRobin } from './swrr.js';
 import { encodeName, encodeSoaTail, RecordWriter, TYPE_A, TYPE_AAAA, TYPE_SRV } from './wire.js';
 
+/** Services rebuilt per event-loop turn after a connectivity change (about 10 ms of work). */
+const rebuildChunk = 1000;
+
 /** Query outcomes, the `outcome` label of `coredns_lighthouse_queries_total`. */
 export const Outcome = {
   success: 0,
@@ -162,6 +165,9 @@ export class AnswerTable {
   private readonly ttl: number;
   private unsubscribe: (() => void) | undefined;
   private readonly servedSingles = new Map<string, readonly (readonly [ServedCell, number])[]>();
+  /** Services a connectivity change still has to rebuild (see {@link scheduleDrain}). */
+  private readonly pending = new Set<string>();
+  private drain: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly store: ServiceStore,
@@ -190,6 +196,9 @@ export class AnswerTable {
   close(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    if (this.drain !== undefined) clearImmediate(this.drain);
+    this.drain = undefined;
+    this.pending.clear();
   }
 
   /** Number of names indexed (A, AAAA, SRV, PTR), for tests and the README's memory figures. */
@@ -210,12 +219,38 @@ export class AnswerTable {
 
   apply(change: StoreChange): void {
     if (change.all) {
-      for (const key of [...this.owned.keys()]) if (!this.store.services.has(key)) this.rebuild(key);
-      for (const key of this.store.services.keys()) this.rebuild(key);
-    } else {
-      for (const key of change.services) this.rebuild(key);
+      // Connectivity or the local cluster changed: every service may answer differently.
+      for (const key of this.owned.keys()) this.pending.add(key);
+      for (const key of this.store.services.keys()) this.pending.add(key);
+      if (this.pending.size <= rebuildChunk) this.flush();
+      else this.scheduleDrain();
     }
+    for (const key of change.services) this.rebuild(key);
     this.setSerial();
+  }
+
+  /** Rebuilds every service a connectivity change left pending, now (tests, small tables). */
+  flush(): void {
+    for (const key of this.pending) this.rebuild(key);
+    this.pending.clear();
+  }
+
+  /**
+   * A big table is rebuilt a chunk per event-loop turn, so queries keep being answered while a
+   * Gateway change works through 50,000 services (each service flips whole, never half-built).
+   */
+  private scheduleDrain(): void {
+    if (this.drain !== undefined) return;
+    this.drain = setImmediate(() => {
+      this.drain = undefined;
+      let n = 0;
+      for (const key of this.pending) {
+        this.pending.delete(key);
+        this.rebuild(key);
+        if (++n >= rebuildChunk) break;
+      }
+      if (this.pending.size > 0) this.scheduleDrain();
+    });
   }
 
   private setSerial(): void {

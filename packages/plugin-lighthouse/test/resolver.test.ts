@@ -310,3 +310,17 @@ test('ServiceImports are read from v1beta1 as well as v1alpha1, v1beta1 winning 
   root.upsert({ apiVersion: 'multicluster.x-k8s.io/v1beta1', kind: 'ServiceImport', metadata: { name: 'svc1', namespace: 'ns1' }, type: 'ClusterSetIP', ips: ['243.1.0.3'], ports: [] });
   assert.deepEqual(root.look(svc).data, ['243.1.0.3']);
 });
+
+test('a connectivity change over a large table is applied a chunk per event-loop turn, each service whole', async () => {
+  const m = model();
+  const count = 2500;
+  for (let i = 0; i < count; i++) m.upsert(serviceImport(`s${i}`, 'ns1', { ports: [http] }), serviceSlice(`s${i}`, 'ns1', 'c1', SIP1, [http]), serviceSlice(`s${i}`, 'ns1', 'c2', SIP2, [http]));
+  m.upsert(submariner(), gateway('', [['c2', 'connected']]));
+  const answered = (): number => Array.from({ length: count }, (_, i) => m.look(`c1.s${i}.ns1.svc.${Z}`).data.length).reduce((x, y) => x + y, 0);
+  assert.equal(answered(), count, 'cluster names answer throughout');
+  const picks = (): string[] => Array.from({ length: count }, (_, i) => m.look(`s${i}.ns1.svc.${Z}`).data[0] ?? 'none');
+  const during = picks();
+  assert.ok(during.includes(SIP1), 'not everything was rebuilt synchronously');
+  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(new Set(picks()), new Set([SIP2]));
+});
