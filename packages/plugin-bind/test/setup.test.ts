@@ -1,8 +1,7 @@
-import { test } from 'node:test';
 import type { NetworkInterfaceInfo } from 'node:os';
-import assert from 'node:assert/strict';
-import { Dispenser, parseCorefile } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
+import { setupTable } from '@foghorn/testkit';
+import type { BadCase, GoodCase } from '@foghorn/testkit';
 import { parseBind, resolveBindAddresses } from '../src/setup.js';
 
 const interfaces: Record<string, NetworkInterfaceInfo[]> = {
@@ -13,36 +12,28 @@ const interfaces: Record<string, NetworkInterfaceInfo[]> = {
   eth0: [{ address: 'fe80::1', family: 'IPv6', netmask: 'ffff::', internal: false, mac: '00:00:00:00:00:01', cidr: 'fe80::1/64', scopeid: 2 }],
 };
 
-/** The bind tokens of a one-block Corefile, as the controller would hand them over. */
-function controllerFor(body: string): Controller {
-  const [block] = parseCorefile(`. {\n${body}\n}\n`);
-  const tokens = block!.directives.filter((d) => d.name === 'bind').flatMap((d) => d.tokens);
-  return new Dispenser(tokens, 'bind') as unknown as Controller;
+/** The addresses the block's `bind` lines resolve to on a machine with `interfaces`. */
+function addresses(c: Controller): string[] {
+  return resolveBindAddresses(parseBind(c, interfaces), interfaces);
 }
 
-test('bind lines resolve to addresses; except applies to its own line only', () => {
-  const cases: [string, string[]][] = [
-    ['bind 127.0.0.1', ['127.0.0.1']],
-    ['bind 127.0.0.1 ::1', ['127.0.0.1', '::1']],
-    ['bind 127.0.0.1\nbind ::1', ['127.0.0.1', '::1']],
-    ['bind lo', ['127.0.0.1', '::1']],
-    ['bind lo {\n except ::1\n}', ['127.0.0.1']],
-    ['bind lo {\n except ::1\n}\nbind ::1', ['127.0.0.1', '::1']],
-    ['bind eth0', ['fe80::1%eth0']],
-  ];
-  for (const [input, expected] of cases) {
-    assert.deepEqual(resolveBindAddresses(parseBind(controllerFor(input), interfaces), interfaces), expected, input);
-  }
-});
+// `except` applies to its own line only.
+const good: GoodCase<string[]>[] = [
+  { input: 'bind 127.0.0.1', want: ['127.0.0.1'] },
+  { input: 'bind 127.0.0.1 ::1', want: ['127.0.0.1', '::1'] },
+  { input: 'bind 127.0.0.1\nbind ::1', want: ['127.0.0.1', '::1'] },
+  { input: 'bind lo', want: ['127.0.0.1', '::1'] },
+  { input: 'bind lo {\n except ::1\n}', want: ['127.0.0.1'] },
+  { input: 'bind lo {\n except ::1\n}\nbind ::1', want: ['127.0.0.1', '::1'] },
+  { input: 'bind eth0', want: ['fe80::1%eth0'] },
+];
 
-test('bad bind lines are refused at the offending token', () => {
-  const cases: [string, string][] = [
-    ['bind', 'Corefile:2:1 - Error during parsing: at least one address or interface name is expected'],
-    ['bind 127.0.0.1 nope0', 'Corefile:2:16 - Error during parsing: not a valid IP address or interface name: "nope0"'],
-    ['bind lo {\n only ::1\n}', 'Corefile:3:2 - Error during parsing: invalid option "only"'],
-    ['bind lo {\n except\n}', "Corefile:3:2 - Error during parsing: Wrong argument count or unexpected line ending after 'except'"],
-  ];
-  for (const [input, message] of cases) {
-    assert.throws(() => parseBind(controllerFor(input), interfaces), { message }, input);
-  }
-});
+// Refused at the offending token.
+const bad: BadCase[] = [
+  { input: 'bind', error: 'Corefile:2:1 - Error during parsing: at least one address or interface name is expected' },
+  { input: 'bind 127.0.0.1 nope0', error: 'Corefile:2:16 - Error during parsing: not a valid IP address or interface name: "nope0"' },
+  { input: 'bind lo {\n only ::1\n}', error: 'Corefile:3:2 - Error during parsing: invalid option "only"' },
+  { input: 'bind lo {\n except\n}', error: "Corefile:3:2 - Error during parsing: Wrong argument count or unexpected line ending after 'except'" },
+];
+
+setupTable('bind', addresses, { good, bad, key: '.' });

@@ -1,21 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { definePlugin, validateCorefile } from '@foghorn/core';
+import { setupTable } from '@foghorn/testkit';
+import type { BadCase, GoodCase } from '@foghorn/testkit';
 import { effectiveCapacity, parseCache } from '@foghorn/plugin-cache';
 import type { CacheOptions } from '@foghorn/plugin-cache';
-
-/** Runs parseCache on the `cache` lines of a one-block Corefile, through the real parser. */
-async function parse(body: string, keys = 'example.org'): Promise<CacheOptions | undefined> {
-  let options: CacheOptions | undefined;
-  const probe = definePlugin({
-    name: 'cache',
-    setup(c) {
-      options = parseCache(c);
-    },
-  });
-  await validateCorefile({ path: 'Corefile', contents: `${keys} {\n${body}\n}\n` }, { directives: [{ name: 'cache', load: () => probe }] });
-  return options;
-}
 
 const defaults: CacheOptions = {
   zones: ['example.org.'],
@@ -36,9 +24,10 @@ const defaults: CacheOptions = {
   keepTtl: false,
 };
 
-const good: { input: string; keys?: string; want: Partial<CacheOptions> }[] = [
+/** Each case lists what differs from the defaults. */
+const changes: GoodCase<Partial<CacheOptions>>[] = [
   { input: 'cache', want: {} },
-  { input: 'cache', keys: 'example.org example.net:1053 10.0.0.0/24', want: { zones: ['example.org.', 'example.net.', '0.0.10.in-addr.arpa.'] } },
+  { input: 'cache', key: 'example.org example.net:1053 10.0.0.0/24', want: { zones: ['example.org.', 'example.net.', '0.0.10.in-addr.arpa.'] } },
   { input: 'cache 30', want: { success: { capacity: 10000, maxTtlSeconds: 30, minTtlSeconds: 5 }, denial: { capacity: 10000, maxTtlSeconds: 30, minTtlSeconds: 5 } } },
   { input: 'cache 30 Example.COM dns://other.net:53', want: { zones: ['example.com.', 'other.net.'], success: { capacity: 10000, maxTtlSeconds: 30, minTtlSeconds: 5 }, denial: { capacity: 10000, maxTtlSeconds: 30, minTtlSeconds: 5 } } },
   { input: 'cache example.com', want: { zones: ['example.com.'] } },
@@ -65,13 +54,9 @@ const good: { input: string; keys?: string; want: Partial<CacheOptions> }[] = [
   { input: 'cache {\n keepttl\n}', want: { keepTtl: true } },
 ];
 
-for (const { input, keys, want } of good) {
-  test(`cache setup accepts ${JSON.stringify(input)}${keys ? ` in block ${keys}` : ''}`, async () => {
-    assert.deepEqual(await parse(input, keys), { ...defaults, ...want });
-  });
-}
+const good: GoodCase<CacheOptions>[] = changes.map((c) => ({ ...c, want: { ...defaults, ...c.want } }));
 
-const bad: { input: string; error: string }[] = [
+const bad: BadCase[] = [
   { input: 'cache\ncache', error: 'Corefile:3:1 - Error during parsing: this plugin can only be used once per Server Block' },
   { input: 'cache 0', error: 'Corefile:2:7 - Error during parsing: cache TTL can not be zero or negative: 0' },
   { input: 'cache -5', error: 'cache TTL can not be zero or negative: -5' },
@@ -106,15 +91,7 @@ const bad: { input: string; error: string }[] = [
   { input: 'cache {\n unknown 1\n}', error: "Corefile:3:2 - Error during parsing: Wrong argument count or unexpected line ending after 'unknown'" },
 ];
 
-for (const { input, error } of bad) {
-  test(`cache setup rejects ${JSON.stringify(input.slice(0, 70))} with a positioned error`, async () => {
-    await assert.rejects(parse(input), (err: Error) => {
-      assert.ok(err.message.startsWith('plugin/cache: Corefile:'), err.message);
-      assert.ok(err.message.includes(error), `${err.message}\n  does not include\n${error}`);
-      return true;
-    });
-  });
-}
+setupTable('cache', parseCache, { good, bad });
 
 test('capacity is rounded to 256 shards of at least 4 entries, so never below 1024', () => {
   assert.equal(effectiveCapacity(10000), 9984);

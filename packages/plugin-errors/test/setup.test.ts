@@ -1,25 +1,11 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { definePlugin, validateCorefile } from '@foghorn/core';
+import { setupTable } from '@foghorn/testkit';
+import type { BadCase, GoodCase } from '@foghorn/testkit';
 import { parseErrors } from '@foghorn/plugin-errors';
 import type { ErrorsOptions } from '@foghorn/plugin-errors';
 
-/** Runs parseErrors on the `errors` lines of a one-block Corefile, through the real parser. */
-async function parse(body: string): Promise<ErrorsOptions | undefined> {
-  let options: ErrorsOptions | undefined;
-  const probe = definePlugin({
-    name: 'errors',
-    setup(c) {
-      options = parseErrors(c);
-    },
-  });
-  await validateCorefile({ path: 'Corefile', contents: `. {\n${body}\n}\n` }, { directives: [{ name: 'errors', load: () => probe }] });
-  return options;
-}
-
 const none = { stacktrace: false, consolidate: [] };
 
-const good: { input: string; want: ErrorsOptions }[] = [
+const good: GoodCase<ErrorsOptions>[] = [
   { input: 'errors', want: none },
   { input: 'errors stdout', want: none },
   { input: 'errors {\n stacktrace\n}', want: { stacktrace: true, consolidate: [] } },
@@ -54,14 +40,8 @@ const good: { input: string; want: ErrorsOptions }[] = [
   },
 ];
 
-for (const { input, want } of good) {
-  test(`errors setup accepts ${JSON.stringify(input)}`, async () => {
-    assert.deepEqual(await parse(input), want);
-  });
-}
-
 const long = 'a'.repeat(10_001);
-const bad: { input: string; error: string }[] = [
+const bad: BadCase[] = [
   { input: 'errors stderr', error: 'Corefile:2:8 - Error during parsing: invalid log file: stderr' },
   { input: 'errors stdout extra', error: "Corefile:2:15 - Error during parsing: Wrong argument count or unexpected line ending after 'extra'" },
   { input: 'errors\nerrors', error: 'Corefile:3:1 - Error during parsing: this plugin can only be used once per Server Block' },
@@ -77,12 +57,4 @@ const bad: { input: string; error: string }[] = [
   { input: 'errors {\n consolidate 5m a loud\n}', error: 'Corefile:3:19 - Error during parsing: unknown option in consolidate: loud' },
 ];
 
-for (const { input, error } of bad) {
-  test(`errors setup rejects ${JSON.stringify(input.slice(0, 60))} with a positioned error`, async () => {
-    await assert.rejects(parse(input), (err: Error) => {
-      assert.ok(err.message.startsWith('plugin/errors: Corefile:'), err.message);
-      assert.ok(err.message.includes(error), `${err.message}\n  does not include\n${error}`);
-      return true;
-    });
-  });
-}
+setupTable('errors', parseErrors, { good, bad, key: '.' });

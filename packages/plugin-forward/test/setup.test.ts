@@ -3,22 +3,22 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { definePlugin, validateCorefile } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core';
+import type { Controller } from '@foghorn/core';
+import { parseDirective, setupTable } from '@foghorn/testkit';
+import type { BadCase, GoodCase } from '@foghorn/testkit';
 import forward, { parseForward, readResolvConf } from '@foghorn/plugin-forward';
 import type { ForwardOptions } from '@foghorn/plugin-forward';
 
-/** Runs parseForward on the `forward` lines of a one-block Corefile, through the real parser. */
-async function parse(body: string, key = '.'): Promise<ForwardOptions[]> {
-  let options: ForwardOptions[] = [];
-  const probe = definePlugin({
-    name: 'forward',
-    setup(c) {
-      options = parseForward(c);
-    },
-  });
-  await validateCorefile({ path: 'Corefile', contents: `${key} {\n${body}\n}\n` }, { directives: [{ name: 'forward', load: () => probe }] });
+/** The options of the block's first `forward` line. */
+function first(c: Controller): ForwardOptions {
+  const [options] = parseForward(c);
+  assert.ok(options);
   return options;
 }
+
+/** Every `forward` line of a `.` block. */
+const parse = (body: string): Promise<ForwardOptions[]> => parseDirective('forward', parseForward, body, '.');
 
 const dir = mkdtempSync(join(tmpdir(), 'forward-setup-'));
 const resolvConf = join(dir, 'resolv.conf');
@@ -27,8 +27,8 @@ const emptyResolvConf = join(dir, 'empty.conf');
 writeFileSync(emptyResolvConf, '# nothing\n');
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-type Want = Partial<Record<keyof ForwardOptions, unknown>>;
-const good: { input: string; want: Want; key?: string }[] = [
+/** Each case lists only the fields it checks. */
+const good: GoodCase<Partial<ForwardOptions>>[] = [
   {
     input: 'forward . 127.0.0.1',
     want: {
@@ -118,14 +118,6 @@ const good: { input: string; want: Want; key?: string }[] = [
   { input: 'forward . tls://127.0.0.1 {\n tls\n tls_servername dns.example\n}', want: { tls: {}, tlsServerName: 'dns.example' } },
 ];
 
-for (const { input, want, key } of good) {
-  test(`forward setup accepts ${JSON.stringify(input.replace(/\s+/g, ' ').slice(0, 70))}`, async () => {
-    const [options] = await parse(input, key);
-    assert.ok(options);
-    for (const [field, value] of Object.entries(want)) assert.deepEqual(options[field as keyof ForwardOptions], value, field);
-  });
-}
-
 test('several forward lines in one block are parsed in file order', async () => {
   const all = await parse('forward lab.example.local 10.20.0.1\nforward example.local 10.0.0.1\nforward . 10.0.0.2');
   assert.deepEqual(
@@ -142,7 +134,7 @@ test('forward . /etc/resolv.conf uses the nameservers of this machine', async ()
 });
 
 const sixteen = Array.from({ length: 16 }, (_, i) => `10.0.0.${i + 1}`).join(' ');
-const bad: { input: string; error: string }[] = [
+const bad: BadCase[] = [
   { input: 'forward', error: "Corefile:2:1 - Error during parsing: Wrong argument count or unexpected line ending after 'forward'" },
   { input: 'forward .', error: "Corefile:2:9 - Error during parsing: Wrong argument count or unexpected line ending after '.'" },
   { input: `forward . ${sixteen}`, error: 'more than 15 TOs configured: 16' },
@@ -181,15 +173,7 @@ const bad: { input: string; error: string }[] = [
   { input: 'forward . 127.0.0.1 {\n source_address nowhere\n}', error: "source_address: invalid IP address 'nowhere'" },
 ];
 
-for (const { input, error } of bad) {
-  test(`forward setup rejects ${JSON.stringify(input.replace(/\s+/g, ' ').slice(0, 60))} with a positioned error`, async () => {
-    await assert.rejects(parse(input), (err: Error) => {
-      assert.ok(err.message.startsWith('plugin/forward: Corefile:'), err.message);
-      assert.ok(err.message.includes(error), `${err.message}\n  does not include\n${error}`);
-      return true;
-    });
-  });
-}
+setupTable('forward', first, { good, bad, key: '.', partial: true });
 
 test('validating a Corefile with forward opens no sockets and starts no timers', async () => {
   const before = process.getActiveResourcesInfo().length;

@@ -1,25 +1,11 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { definePlugin, validateCorefile } from '@foghorn/core';
+import { setupTable } from '@foghorn/testkit';
+import type { BadCase, GoodCase } from '@foghorn/testkit';
 import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT, parseLog } from '@foghorn/plugin-log';
 import type { LogRule } from '@foghorn/plugin-log';
 
-/** Runs parseLog on the `log` lines of a one-block Corefile, through the real Corefile parser. */
-async function parse(body: string): Promise<LogRule[]> {
-  let rules: LogRule[] = [];
-  const probe = definePlugin({
-    name: 'log',
-    setup(c) {
-      rules = parseLog(c);
-    },
-  });
-  await validateCorefile({ path: 'Corefile', contents: `. {\n${body}\n}\n` }, { directives: [{ name: 'log', load: () => probe }] });
-  return rules;
-}
-
 const common = COMMON_LOG_FORMAT;
 
-const good: { input: string; want: LogRule[] }[] = [
+const good: GoodCase<LogRule[]>[] = [
   { input: 'log', want: [{ name: '.', format: common, classes: ['all'] }] },
   { input: 'log example.org', want: [{ name: 'example.org.', format: common, classes: ['all'] }] },
   // One argument is always a name, even a format: CoreDNS logs nothing for `log {combined}`.
@@ -61,13 +47,7 @@ const good: { input: string; want: LogRule[] }[] = [
   },
 ];
 
-for (const { input, want } of good) {
-  test(`log setup accepts ${JSON.stringify(input)}`, async () => {
-    assert.deepEqual(await parse(input), want);
-  });
-}
-
-const bad: { input: string; error: string }[] = [
+const bad: BadCase[] = [
   { input: 'log {\n class\n}', error: "Corefile:3:2 - Error during parsing: Wrong argument count or unexpected line ending after 'class'" },
   { input: 'log {\n class success bogus\n}', error: 'Corefile:3:16 - Error during parsing: invalid Class: bogus' },
   { input: 'log {\n class DENIAL\n}', error: 'Corefile:3:8 - Error during parsing: invalid Class: DENIAL' },
@@ -77,11 +57,4 @@ const bad: { input: string; error: string }[] = [
   { input: 'log { class denial }', error: 'Corefile:2:20 - Error during parsing: invalid Class: }' },
 ];
 
-for (const { input, error } of bad) {
-  test(`log setup rejects ${JSON.stringify(input)} with a positioned error`, async () => {
-    await assert.rejects(parse(input), (err: Error) => {
-      assert.equal(err.message, `plugin/log: ${error}`);
-      return true;
-    });
-  });
-}
+setupTable('log', parseLog, { good, bad, key: '.' });

@@ -1,54 +1,32 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { definePlugin, parseCorefile, validateCorefile } from '@foghorn/core';
-import { directivesOf } from '@foghorn/testkit';
-import whoami from '@foghorn/plugin-whoami';
+import { parseCorefile, validateCorefile } from '@foghorn/core';
+import { directivesOf, setupTable } from '@foghorn/testkit';
+import type { BadCase, GoodCase } from '@foghorn/testkit';
 import reload, { corefileJson, hashCorefile, parseReload, reloadPeriodMs } from '../src/index.js';
 import type { ReloadOptions } from '../src/index.js';
 
-/** Runs parseReload on a `reload` line through the real Corefile parser and dispenser. */
-async function parse(line: string): Promise<ReloadOptions> {
-  let parsed: ReloadOptions | undefined;
-  const probe = definePlugin({ name: 'reload', setup: (c) => void (parsed = parseReload(c)) });
-  await validateCorefile({ path: 'Corefile', contents: `example.org {\n    ${line}\n    whoami\n}\n` }, { directives: directivesOf(probe, whoami) });
-  assert.ok(parsed);
-  return parsed;
-}
-
-const good: { input: string; want: ReloadOptions }[] = [
-  { input: 'reload', want: { intervalMs: 30_000, jitterMs: 15_000 } },
-  { input: 'reload 10s', want: { intervalMs: 10_000, jitterMs: 5_000 } }, // jitter cut to interval/2
-  { input: 'reload 1m 10s', want: { intervalMs: 60_000, jitterMs: 10_000 } },
-  { input: 'reload 2s 0', want: { intervalMs: 2_000, jitterMs: 0 } },
-  { input: 'reload 2s 1s', want: { intervalMs: 2_000, jitterMs: 1_000 } },
-  { input: 'reload 3s 2s', want: { intervalMs: 3_000, jitterMs: 1_500 } },
+const good: GoodCase<ReloadOptions>[] = [
+  { input: '    reload', want: { intervalMs: 30_000, jitterMs: 15_000 } },
+  { input: '    reload 10s', want: { intervalMs: 10_000, jitterMs: 5_000 } }, // jitter cut to interval/2
+  { input: '    reload 1m 10s', want: { intervalMs: 60_000, jitterMs: 10_000 } },
+  { input: '    reload 2s 0', want: { intervalMs: 2_000, jitterMs: 0 } },
+  { input: '    reload 2s 1s', want: { intervalMs: 2_000, jitterMs: 1_000 } },
+  { input: '    reload 3s 2s', want: { intervalMs: 3_000, jitterMs: 1_500 } },
 ];
 
-for (const { input, want } of good) {
-  test(`reload parses ${JSON.stringify(input)}`, async () => {
-    assert.deepEqual(await parse(input), want);
-  });
-}
-
-const bad: { input: string; error: string }[] = [
-  { input: 'reload 1s', error: 'Corefile:2:12 - Error during parsing: interval value must be greater or equal to 2s' },
-  { input: 'reload 1999ms', error: 'interval value must be greater or equal to 2s' },
-  { input: 'reload 10s 500ms', error: 'Corefile:2:16 - Error during parsing: jitter value must be 0 or greater or equal to 1s' },
-  { input: 'reload x', error: 'Corefile:2:12 - Error during parsing: time: invalid duration "x"' },
-  { input: 'reload 10', error: 'time: missing unit in duration "10"' },
-  { input: 'reload 10s 1d', error: 'Corefile:2:16 - Error during parsing: time: unknown unit "d" in duration "1d"' },
-  { input: 'reload 10s 1s 1s', error: "Corefile:2:19 - Error during parsing: Wrong argument count or unexpected line ending after '1s'" },
-  { input: 'reload 10s {\n        foo\n    }', error: "Corefile:3:9 - Error during parsing: unknown property 'foo'" },
+const bad: BadCase[] = [
+  { input: '    reload 1s', error: 'Corefile:2:12 - Error during parsing: interval value must be greater or equal to 2s' },
+  { input: '    reload 1999ms', error: 'interval value must be greater or equal to 2s' },
+  { input: '    reload 10s 500ms', error: 'Corefile:2:16 - Error during parsing: jitter value must be 0 or greater or equal to 1s' },
+  { input: '    reload x', error: 'Corefile:2:12 - Error during parsing: time: invalid duration "x"' },
+  { input: '    reload 10', error: 'time: missing unit in duration "10"' },
+  { input: '    reload 10s 1d', error: 'Corefile:2:16 - Error during parsing: time: unknown unit "d" in duration "1d"' },
+  { input: '    reload 10s 1s 1s', error: "Corefile:2:19 - Error during parsing: Wrong argument count or unexpected line ending after '1s'" },
+  { input: '    reload 10s {\n        foo\n    }', error: "Corefile:3:9 - Error during parsing: unknown property 'foo'" },
 ];
 
-for (const { input, error } of bad) {
-  test(`reload rejects ${JSON.stringify(input)}`, async () => {
-    await assert.rejects(parse(input), (e: Error) => {
-      assert.ok(e.message.includes(error), `${e.message}\n  does not contain\n${error}`);
-      return true;
-    });
-  });
-}
+setupTable('reload', parseReload, { good, bad });
 
 test('reload errors are wrapped as plugin/reload with the position', async () => {
   await assert.rejects(

@@ -197,6 +197,6 @@ export function rcodeOf(packet: Packet): string {
   return (packet as Packet & { rcode?: string }).rcode ?? 'NOERROR';
 }
 export { parseDirective, setupTable } from './setup-table.js';
-export type { BadCase, GoodCase } from './setup-table.js';
+export type { BadCase, GoodCase, ParseContext, SetupCases } from './setup-table.js';
 export { freeTcpPort, holdTcpPort, httpGet } from './http.js';
 export type { HeldPort, HttpGetOptions, HttpReply } from './http.js';
