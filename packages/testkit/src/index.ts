@@ -200,3 +200,5 @@ export { parseDirective, setupTable } from './setup-table.js';
 export type { BadCase, GoodCase, ParseContext, SetupCases } from './setup-table.js';
 export { freeTcpPort, holdTcpPort, httpGet } from './http.js';
 export type { HeldPort, HttpGetOptions, HttpReply } from './http.js';
+export { checkPluginReadme } from './readme.js';
+export type { ReadmeCheck } from './readme.js';

@@ -1,0 +1,4 @@
+import { checkPluginReadme, directivesOf } from '@foghorn/testkit';
+import bind from '../src/index.js';
+
+checkPluginReadme(new URL('../../README.md', import.meta.url), { name: 'bind', directives: directivesOf(bind), minExamples: 2 });

@@ -1,0 +1,6 @@
+import { checkPluginReadme, directivesOf } from '@foghorn/testkit';
+import bind from '@foghorn/plugin-bind';
+import whoami from '@foghorn/plugin-whoami';
+import ready from '../src/index.js';
+
+checkPluginReadme(new URL('../../README.md', import.meta.url), { name: 'ready', directives: directivesOf(bind, ready, whoami), sections: ['Ready'], minExamples: 2 });
