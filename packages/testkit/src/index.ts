@@ -115,6 +115,8 @@ export function makeQuery(name: string, type: RecordType, options: QueryOptions 
 export interface Target {
   readonly port: number;
   readonly host?: string;
+  /** Local address UDP queries are sent from (another loopback address, for source rules). */
+  readonly source?: string;
 }
 
 /** Sends raw bytes over UDP and resolves with the first datagram back, or null on timeout. */
@@ -136,7 +138,9 @@ export function udpExchange(target: Target, wire: Buffer, timeoutMs = 2000): Pro
       socket.close();
       reject(error);
     });
-    socket.send(wire, target.port, host);
+    const send = (): void => socket.send(wire, target.port, host);
+    if (target.source === undefined) send();
+    else socket.bind(0, target.source, send);
   });
 }
 
