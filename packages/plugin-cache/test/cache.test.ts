@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { definePlugin, Flags, PluginError, Rcode, replyTo } from '@foghorn/core';
+import { Flags, PluginError, Rcode, replyTo } from '@foghorn/core';
 import type { PluginDefinition, Request, ResponseWriter } from '@foghorn/core';
-import { decodeReply, directivesOf, makeQuery, query, startServer, tcpExchange, udpExchange } from '@foghorn/testkit';
+import { decodeReply, directivesOf, makeQuery, query, startServer, tcpExchange, testPlugin, udpExchange } from '@foghorn/testkit';
 import type { Reply, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import { createCachePlugin } from '@foghorn/plugin-cache';
@@ -27,16 +27,7 @@ class Upstream {
   readonly table = new Map<string, Answerer>();
 
   plugin(): PluginDefinition {
-    return definePlugin({
-      name: 'upstream',
-      setup: (c) => {
-        c.next();
-        c.addHandler(() => ({
-          name: 'upstream',
-          serveDNS: (req: Request, w: ResponseWriter) => this.serve(req, w),
-        }));
-      },
-    });
+    return testPlugin('upstream', () => ({ name: 'upstream', serveDNS: (req, w) => this.serve(req, w) }));
   }
 
   private async serve(req: Request, w: ResponseWriter): Promise<number> {

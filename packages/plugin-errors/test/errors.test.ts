@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { definePlugin, PluginError, Rcode } from '@foghorn/core';
-import type { Controller, Handler, PluginDefinition, Request, ResponseWriter } from '@foghorn/core';
-import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
+import { PluginError, Rcode } from '@foghorn/core';
+import type { Handler, PluginDefinition, Request, ResponseWriter } from '@foghorn/core';
+import { directivesOf, query, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
@@ -38,13 +38,7 @@ class Failer implements Handler {
   }
 }
 
-const failer: PluginDefinition = definePlugin({
-  name: 'failer',
-  setup(c: Controller) {
-    while (c.next()) c.remainingArgs();
-    c.addHandler((next) => new Failer(next));
-  },
-});
+const failer = testPlugin('failer', (next) => new Failer(next));
 
 async function start(t: { after(fn: () => Promise<void>): void }, body: string, plugin: PluginDefinition = errors): Promise<TestServer> {
   const server = await startServer(`.:0 {\n bind 127.0.0.1\n ${body}\n failer\n whoami\n}\n`, {

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { Packet, SrvAnswer } from 'dns-packet';
-import { definePlugin, Flags, PluginError, Rcode, replyTo } from '@foghorn/core';
-import type { Controller, Handler, PluginDefinition, Request, ResponseWriter } from '@foghorn/core';
-import { directivesOf, makeQuery, rcodeOf, startServer, tcpExchange, udpExchange } from '@foghorn/testkit';
+import { Flags, PluginError, Rcode, replyTo } from '@foghorn/core';
+import type { Handler, Request, ResponseWriter } from '@foghorn/core';
+import { directivesOf, makeQuery, rcodeOf, startServer, tcpExchange, testPlugin, udpExchange } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
@@ -56,13 +56,7 @@ class Outcomes implements Handler {
   }
 }
 
-const outcomes: PluginDefinition = definePlugin({
-  name: 'outcomes',
-  setup(c: Controller) {
-    while (c.next()) c.remainingArgs();
-    c.addHandler((next) => new Outcomes(next));
-  },
-});
+const outcomes = testPlugin('outcomes', (next) => new Outcomes(next));
 
 interface Logged {
   readonly server: TestServer;

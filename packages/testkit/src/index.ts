@@ -7,8 +7,8 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { Packet, RecordType } from 'dns-packet';
-import { createLogger, Server } from '@foghorn/core';
-import type { DirectiveEntry, Logger, PluginDefinition } from '@foghorn/core';
+import { createLogger, definePlugin, Server } from '@foghorn/core';
+import type { DirectiveEntry, HandlerFactory, Logger, PluginDefinition } from '@foghorn/core';
 
 /** A logger that keeps its lines in memory. */
 export interface CapturedLog {
@@ -24,6 +24,20 @@ export function captureLog(): CapturedLog {
 /** A directive list from plugin definitions, in the order given. */
 export function directivesOf(...plugins: PluginDefinition[]): DirectiveEntry[] {
   return plugins.map((plugin) => ({ name: plugin.name, load: () => plugin }));
+}
+
+/**
+ * A plugin for tests whose handler `create(next)` makes: its directive takes any arguments on any
+ * number of lines, and one handler serves the block.
+ */
+export function testPlugin(name: string, create: HandlerFactory): PluginDefinition {
+  return definePlugin({
+    name,
+    setup(c) {
+      while (c.next()) c.remainingArgs();
+      c.addHandler(create);
+    },
+  });
 }
 
 /** A started server plus what tests need to reach it. */
