@@ -106,7 +106,7 @@ const bad: BadCase[] = [
   { input: 'acl {\n block type A NET\n}', error: 'Corefile:3:15 - Error during parsing: no token specified in "net" section' },
 ];
 
-setupTable('acl', summarize, { good, bad });
+setupTable('acl', summarize, { good, bad, plugin: acl });
 
 test('the acl plugin sets up several directives in several blocks of one Corefile', async () => {
   const corefile = 'example.org {\n acl {\n  block net 10.0.0.0/8\n }\n acl sub.example.org {\n  drop\n }\n}\nexample.net {\n acl {\n  filter type A\n }\n}\n';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
-import { effectiveCapacity, parseCache } from '@foghorn/plugin-cache';
+import cache, { effectiveCapacity, parseCache } from '@foghorn/plugin-cache';
 import type { CacheOptions } from '@foghorn/plugin-cache';
 
 const defaults: CacheOptions = {
@@ -91,7 +91,7 @@ const bad: BadCase[] = [
   { input: 'cache {\n unknown 1\n}', error: "Corefile:3:2 - Error during parsing: Wrong argument count or unexpected line ending after 'unknown'" },
 ];
 
-setupTable('cache', parseCache, { good, bad });
+setupTable('cache', parseCache, { good, bad, plugin: cache });
 
 test('capacity is rounded to 256 shards of at least 4 entries, so never below 1024', () => {
   assert.equal(effectiveCapacity(10000), 9984);

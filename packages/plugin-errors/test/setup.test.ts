@@ -1,6 +1,6 @@
 import { setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
-import { parseErrors } from '@foghorn/plugin-errors';
+import errors, { parseErrors } from '@foghorn/plugin-errors';
 import type { ErrorsOptions } from '@foghorn/plugin-errors';
 
 const none = { stacktrace: false, consolidate: [] };
@@ -57,4 +57,4 @@ const bad: BadCase[] = [
   { input: 'errors {\n consolidate 5m a loud\n}', error: 'Corefile:3:19 - Error during parsing: unknown option in consolidate: loud' },
 ];
 
-setupTable('errors', parseErrors, { good, bad, key: '.' });
+setupTable('errors', parseErrors, { good, bad, key: '.', plugin: errors });

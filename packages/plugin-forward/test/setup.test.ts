@@ -173,7 +173,7 @@ const bad: BadCase[] = [
   { input: 'forward . 127.0.0.1 {\n source_address nowhere\n}', error: "source_address: invalid IP address 'nowhere'" },
 ];
 
-setupTable('forward', first, { good, bad, key: '.', partial: true });
+setupTable('forward', first, { good, bad, key: '.', partial: true, plugin: forward });
 
 test('validating a Corefile with forward opens no sockets and starts no timers', async () => {
   const before = process.getActiveResourcesInfo().length;

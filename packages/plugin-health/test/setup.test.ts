@@ -1,9 +1,6 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { validateCorefile } from '@foghorn/core';
-import { directivesOf, setupTable } from '@foghorn/testkit';
+import { setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
-import { parseHealth } from '../src/index.js';
+import health, { parseHealth } from '../src/index.js';
 import type { HealthOptions } from '../src/index.js';
 
 const good: GoodCase<HealthOptions>[] = [
@@ -33,12 +30,4 @@ const bad: BadCase[] = [
   { input: '    health {\n        foo\n    }', error: "Corefile:3:9 - Error during parsing: unknown property 'foo'" },
 ];
 
-setupTable('health', parseHealth, { good, bad });
-
-test('health errors are wrapped as plugin/health with the position', async () => {
-  const health = (await import('../src/index.js')).default;
-  await assert.rejects(
-    validateCorefile({ path: 'Corefile', contents: 'example.org {\n    health foo\n}\n' }, { directives: directivesOf(health) }),
-    { message: 'plugin/health: Corefile:2:12 - Error during parsing: address foo: missing port in address' },
-  );
-});
+setupTable('health', parseHealth, { good, bad, plugin: health });

@@ -1,6 +1,6 @@
 import { setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
-import { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT, parseLog } from '@foghorn/plugin-log';
+import log, { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT, parseLog } from '@foghorn/plugin-log';
 import type { LogRule } from '@foghorn/plugin-log';
 
 const common = COMMON_LOG_FORMAT;
@@ -57,4 +57,4 @@ const bad: BadCase[] = [
   { input: 'log { class denial }', error: 'Corefile:2:20 - Error during parsing: invalid Class: }' },
 ];
 
-setupTable('log', parseLog, { good, bad, key: '.' });
+setupTable('log', parseLog, { good, bad, key: '.', plugin: log });

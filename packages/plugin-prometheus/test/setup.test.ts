@@ -35,7 +35,7 @@ const bad: BadCase[] = [
 ];
 
 // `{$METRICS_PORT}` is read from this environment.
-setupTable('prometheus', (c) => parsePrometheus(c).address, { good, bad, key: '.', env: { METRICS_PORT: '9999' }, partial: true });
+setupTable('prometheus', (c) => parsePrometheus(c).address, { good, bad, key: '.', env: { METRICS_PORT: '9999' }, partial: true, plugin: prometheus });
 
 test('prometheus and its alias metrics in one block are refused like a repeated directive', async () => {
   const metrics = { ...prometheus, name: 'metrics' };

@@ -1,7 +1,4 @@
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { validateCorefile } from '@foghorn/core';
-import { directivesOf, setupTable } from '@foghorn/testkit';
+import { setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
 import ready, { parseReady } from '../src/index.js';
 import type { ReadyOptions } from '../src/index.js';
@@ -24,11 +21,4 @@ const bad: BadCase[] = [
   { input: '    ready {\n        foo\n    }', error: "Corefile:3:9 - Error during parsing: unknown property 'foo'" },
 ];
 
-setupTable('ready', parseReady, { good, bad });
-
-test('ready errors are wrapped as plugin/ready with the position', async () => {
-  await assert.rejects(
-    validateCorefile({ path: 'Corefile', contents: 'example.org {\n    ready\n    ready\n}\n' }, { directives: directivesOf(ready) }),
-    { message: 'plugin/ready: Corefile:3:5 - Error during parsing: this plugin can only be used once per Server Block' },
-  );
-});
+setupTable('ready', parseReady, { good, bad, plugin: ready });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { definePlugin, validateCorefile } from '@foghorn/core';
-import type { Controller } from '@foghorn/core';
+import type { Controller, PluginDefinition } from '@foghorn/core';
 
 /** Where a table's inputs are parsed: the server block key and the Corefile's environment. */
 export interface ParseContext {
@@ -16,12 +16,20 @@ export interface ParseContext {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/** Validates `KEY {\n BODY\n}` with `plugin` as the only directive, named `directive`. */
+async function validateBody(directive: string, plugin: PluginDefinition, body: string, where: string | ParseContext): Promise<void> {
+  const { key = 'example.org', env } = typeof where === 'string' ? { key: where } : where;
+  await validateCorefile(
+    { path: 'Corefile', contents: `${key} {\n${body}\n}\n` },
+    { directives: [{ name: directive, load: () => plugin }], ...(env ? { env } : {}) },
+  );
+}
+
 /**
  * Runs `parse` on the directive's tokens of `body` (the lines inside `KEY { ... }`), exactly as
  * setup would see them, and returns what it returned. `where` is the key, or key and environment.
  */
 export async function parseDirective<T>(directive: string, parse: (c: Controller) => T, body: string, where: string | ParseContext = {}): Promise<T> {
-  const { key = 'example.org', env } = typeof where === 'string' ? { key: where } : where;
   let parsed: { value: T } | undefined;
   const probe = definePlugin({
     name: directive,
@@ -29,10 +37,7 @@ export async function parseDirective<T>(directive: string, parse: (c: Controller
       parsed = { value: parse(c) };
     },
   });
-  await validateCorefile(
-    { path: 'Corefile', contents: `${key} {\n${body}\n}\n` },
-    { directives: [{ name: directive, load: () => probe }], ...(env ? { env } : {}) },
-  );
+  await validateBody(directive, probe, body, where);
   assert.ok(parsed, `${directive} setup did not run`);
   return parsed.value;
 }
@@ -60,6 +65,8 @@ export interface BadCase {
 export interface SetupCases<W> extends ParseContext {
   readonly good?: readonly GoodCase<W>[];
   readonly bad?: readonly BadCase[];
+  /** The real plugin: its setup must refuse every bad input with the same error as `parse`. */
+  readonly plugin?: PluginDefinition;
 }
 
 /** What a test title shows of an input: one line, at most 70 characters. */
@@ -71,7 +78,8 @@ function title(input: string, key: string | undefined): string {
 
 /**
  * Registers one test per case: `<directive> accepts …` (the result deep-equals `want`) and
- * `<directive> rejects …`. With `partial: true` a `want` lists only the fields it checks.
+ * `<directive> rejects …` (and so does `plugin`'s setup, when given). With `partial: true` a `want`
+ * lists only the fields it checks.
  */
 export function setupTable<T>(directive: string, parse: (c: Controller) => T, cases: SetupCases<T>): void;
 export function setupTable<T extends object>(directive: string, parse: (c: Controller) => T, cases: SetupCases<Partial<T>> & { readonly partial: true }): void;
@@ -85,17 +93,19 @@ export function setupTable<T>(directive: string, parse: (c: Controller) => T, ca
     });
   }
   for (const { input, error, key } of cases.bad ?? []) {
+    const prefix = `plugin/${directive}: `;
+    const matches = (e: Error): true => {
+      if (error.startsWith('Corefile:')) {
+        assert.ok(e.message.startsWith(`${prefix}${error}`), `${e.message}\n  does not start with\n${prefix}${error}`);
+      } else {
+        assert.ok(e.message.startsWith(`${prefix}Corefile:`), `${e.message}\n  has no position`);
+        assert.ok(e.message.includes(error), `${e.message}\n  does not contain\n${error}`);
+      }
+      return true;
+    };
     test(`${directive} rejects ${title(input, key)}`, async () => {
-      await assert.rejects(parseDirective(directive, parse, input, where(key)), (e: Error) => {
-        const prefix = `plugin/${directive}: `;
-        if (error.startsWith('Corefile:')) {
-          assert.ok(e.message.startsWith(`${prefix}${error}`), `${e.message}\n  does not start with\n${prefix}${error}`);
-        } else {
-          assert.ok(e.message.startsWith(`${prefix}Corefile:`), `${e.message}\n  has no position`);
-          assert.ok(e.message.includes(error), `${e.message}\n  does not contain\n${error}`);
-        }
-        return true;
-      });
+      await assert.rejects(parseDirective(directive, parse, input, where(key)), matches);
+      if (cases.plugin) await assert.rejects(validateBody(directive, cases.plugin, input, where(key)), matches);
     });
   }
 }
