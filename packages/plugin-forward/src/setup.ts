@@ -120,21 +120,26 @@ const rcodeNames: ReadonlyMap<string, number> = new Map([
   ['BADCOOKIE', 23],
 ]);
 
-function duration(c: Controller, name: string): number {
+/** The next argument on the line; none is an argument-count error. */
+function arg(c: Controller): string {
   if (!c.nextArg()) throw c.argError();
+  return c.val();
+}
+
+function duration(c: Controller, name: string): number {
+  const text = arg(c);
   let ms: number;
   try {
-    ms = parseDuration(c.val());
+    ms = parseDuration(text);
   } catch (error) {
     throw c.error((error as Error).message);
   }
-  if (ms < 0) throw c.error(`${name} can't be negative: ${c.val()}`);
+  if (ms < 0) throw c.error(`${name} can't be negative: ${text}`);
   return ms;
 }
 
 function integer(c: Controller, name: string): number {
-  if (!c.nextArg()) throw c.argError();
-  const text = c.val();
+  const text = arg(c);
   if (!/^[+-]?\d+$/.test(text)) throw c.error(`strconv.Atoi: parsing "${text}": invalid syntax`);
   const n = Number(text);
   if (n < 0) throw c.error(`${name} can't be negative: ${n}`);
@@ -191,8 +196,7 @@ function parseHealthCheck(c: Controller): { intervalMs: number; recursionDesired
         recursionDesired = false;
         break;
       case 'domain': {
-        if (!c.nextArg()) throw c.argError();
-        const name = c.val();
+        const name = arg(c);
         if (name.length > 255 || name.includes('..') || /\s/.test(name)) throw c.error(`health_check: invalid domain name ${name}`);
         domain = normalizeZone(name);
         break;
@@ -242,6 +246,22 @@ function parseUpstreams(c: Controller, tokens: readonly Token[]): Upstream[] {
   return upstreams;
 }
 
+/** Options that are a bare word, by name: the word sets the field. */
+const switches = new Map<string, 'forceTcp' | 'preferUdp' | 'nextOnNodata' | 'failfastAllUnhealthyUpstreams'>([
+  ['force_tcp', 'forceTcp'],
+  ['prefer_udp', 'preferUdp'],
+  ['next_on_nodata', 'nextOnNodata'],
+  ['failfast_all_unhealthy_upstreams', 'failfastAllUnhealthyUpstreams'],
+]);
+
+/** Options that take one non-negative integer, by name. */
+const counts = new Map<string, 'maxIdleConns' | 'maxFails' | 'maxConnectAttempts' | 'maxConcurrent'>([
+  ['max_idle_conns', 'maxIdleConns'],
+  ['max_fails', 'maxFails'],
+  ['max_connect_attempts', 'maxConnectAttempts'],
+  ['max_concurrent', 'maxConcurrent'],
+]);
+
 /** Reads one `forward` stanza; the dispenser stands on the directive name. */
 function parseStanza(c: Controller): ForwardOptions {
   if (!c.nextArg()) throw c.argError();
@@ -277,6 +297,16 @@ function parseStanza(c: Controller): ForwardOptions {
   };
   let maxAgeToken: Token | undefined;
   while (c.nextBlock()) {
+    const flag = switches.get(c.val());
+    if (flag !== undefined) {
+      options[flag] = noArgs(c);
+      continue;
+    }
+    const count = counts.get(c.val());
+    if (count !== undefined) {
+      options[count] = integer(c, c.val());
+      continue;
+    }
     switch (c.val()) {
       case 'except': {
         const names = c.remainingArgs();
@@ -284,12 +314,6 @@ function parseStanza(c: Controller): ForwardOptions {
         options.except.push(...names.map(normalizeZone));
         break;
       }
-      case 'force_tcp':
-        options.forceTcp = noArgs(c);
-        break;
-      case 'prefer_udp':
-        options.preferUdp = noArgs(c);
-        break;
       case 'expire':
         options.expireMs = duration(c, 'expire');
         break;
@@ -297,18 +321,9 @@ function parseStanza(c: Controller): ForwardOptions {
         options.maxAgeMs = duration(c, 'max_age');
         maxAgeToken = c.token();
         break;
-      case 'max_idle_conns':
-        options.maxIdleConns = integer(c, 'max_idle_conns');
-        break;
       case 'read_timeout':
         options.readTimeoutMs = duration(c, 'read_timeout');
         if (options.readTimeoutMs === 0) throw c.error('read_timeout must be greater than 0');
-        break;
-      case 'max_fails':
-        options.maxFails = integer(c, 'max_fails');
-        break;
-      case 'max_connect_attempts':
-        options.maxConnectAttempts = integer(c, 'max_connect_attempts');
         break;
       case 'health_check': {
         const hc = parseHealthCheck(c);
@@ -321,42 +336,29 @@ function parseStanza(c: Controller): ForwardOptions {
         options.tls = parseTls(c);
         break;
       case 'tls_servername':
-        if (!c.nextArg()) throw c.argError();
-        options.tlsServerName = c.val();
+        options.tlsServerName = arg(c);
         break;
       case 'policy': {
-        if (!c.nextArg()) throw c.argError();
-        const policy = c.val();
+        const policy = arg(c);
         if (policy !== 'random' && policy !== 'round_robin' && policy !== 'sequential') throw c.error(`unknown policy '${policy}'`);
         options.policy = policy;
         break;
       }
-      case 'max_concurrent':
-        options.maxConcurrent = integer(c, 'max_concurrent');
-        break;
       case 'next':
         options.next.push(...rcodes(c, 'next'));
-        break;
-      case 'next_on_nodata':
-        options.nextOnNodata = noArgs(c);
         break;
       case 'failover':
         options.failover.push(...rcodes(c, 'failover'));
         break;
-      case 'failfast_all_unhealthy_upstreams':
-        options.failfastAllUnhealthyUpstreams = noArgs(c);
-        break;
       case 'doh_method': {
-        if (!c.nextArg()) throw c.argError();
-        const method = c.val().toUpperCase();
+        const method = arg(c).toUpperCase();
         if (method !== 'GET' && method !== 'POST') throw c.error('doh_method must be either POST or GET');
         options.dohMethod = method;
         break;
       }
       case 'source_address':
-        if (!c.nextArg()) throw c.argError();
-        if (isIP(c.val()) === 0) throw c.error(`source_address: invalid IP address '${c.val()}'`);
-        options.sourceAddress = c.val();
+        options.sourceAddress = arg(c);
+        if (isIP(options.sourceAddress) === 0) throw c.error(`source_address: invalid IP address '${options.sourceAddress}'`);
         if (c.nextArg()) throw c.argError();
         break;
       default:
