@@ -47,13 +47,13 @@ const bad: BadCase[] = [
   { input: 'errors\nerrors', error: 'Corefile:3:1 - Error during parsing: this plugin can only be used once per Server Block' },
   { input: 'errors {\n foo\n}', error: "Corefile:3:2 - Syntax error: Unexpected token 'foo', expecting 'Unknown field foo'" },
   { input: 'errors {\n consolidate 5m\n}', error: "Corefile:3:14 - Error during parsing: Wrong argument count or unexpected line ending after '5m'" },
-  { input: 'errors {\n consolidate 5m a error show_first extra\n}', error: "Wrong argument count or unexpected line ending after 'extra'" },
+  { input: 'errors {\n consolidate 5m a error show_first extra\n}', error: "Corefile:3:36 - Error during parsing: Wrong argument count or unexpected line ending after 'extra'" },
   { input: 'errors {\n consolidate 5x a\n}', error: 'Corefile:3:17 - Error during parsing: time: unknown unit "x" in duration "5x"' },
-  { input: 'errors {\n consolidate five a\n}', error: 'Error during parsing: time: invalid duration "five"' },
+  { input: 'errors {\n consolidate five a\n}', error: 'Corefile:3:19 - Error during parsing: time: invalid duration "five"' },
   { input: `errors {\n consolidate 5m ${long}\n}`, error: 'Corefile:3:17 - Error during parsing: regex pattern too long: 10001 > 10000' },
   { input: 'errors {\n consolidate 5m (unclosed\n}', error: 'Corefile:3:17 - Error during parsing: error parsing regexp: ' },
-  { input: 'errors {\n consolidate 5m a warning error\n}', error: 'Error during parsing: multiple log levels specified in consolidate' },
-  { input: 'errors {\n consolidate 5m a show_first warning\n}', error: 'Error during parsing: log level must come before show_first in consolidate' },
+  { input: 'errors {\n consolidate 5m a warning error\n}', error: 'Corefile:3:27 - Error during parsing: multiple log levels specified in consolidate' },
+  { input: 'errors {\n consolidate 5m a show_first warning\n}', error: 'Corefile:3:30 - Error during parsing: log level must come before show_first in consolidate' },
   { input: 'errors {\n consolidate 5m a loud\n}', error: 'Corefile:3:19 - Error during parsing: unknown option in consolidate: loud' },
 ];
 

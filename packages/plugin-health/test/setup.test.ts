@@ -17,16 +17,16 @@ const good: GoodCase<HealthOptions>[] = [
 
 const bad: BadCase[] = [
   { input: '    health foo', error: 'Corefile:2:12 - Error during parsing: address foo: missing port in address' },
-  { input: '    health ::1:80', error: 'address ::1:80: too many colons in address' },
-  { input: '    health [::1]', error: 'address [::1]: missing port in address' },
+  { input: '    health ::1:80', error: 'Corefile:2:12 - Error during parsing: address ::1:80: too many colons in address' },
+  { input: '    health [::1]', error: 'Corefile:2:12 - Error during parsing: address [::1]: missing port in address' },
   { input: '    health :80 :81', error: "Corefile:2:16 - Error during parsing: Wrong argument count or unexpected line ending after ':81'" },
   { input: '    health {\n        lameduck\n    }', error: "Corefile:3:9 - Error during parsing: Wrong argument count or unexpected line ending after 'lameduck'" },
-  { input: '    health {\n        lameduck 1s 2s\n    }', error: "Wrong argument count or unexpected line ending after '2s'" },
+  { input: '    health {\n        lameduck 1s 2s\n    }', error: "Corefile:3:21 - Error during parsing: Wrong argument count or unexpected line ending after '2s'" },
   {
     input: '    health {\n        lameduck x\n    }',
     error: `Corefile:3:18 - Error during parsing: unable to parse lameduck duration value: 'x' : time: invalid duration "x"`,
   },
-  { input: '    health {\n        lameduck 5\n    }', error: `time: missing unit in duration "5"` },
+  { input: '    health {\n        lameduck 5\n    }', error: `Corefile:3:18 - Error during parsing: unable to parse lameduck duration value: '5' : time: missing unit in duration "5"` },
   { input: '    health {\n        foo\n    }', error: "Corefile:3:9 - Error during parsing: unknown property 'foo'" },
 ];
 

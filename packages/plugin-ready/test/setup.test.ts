@@ -16,7 +16,7 @@ const bad: BadCase[] = [
   { input: '    ready :80 :81', error: "Corefile:2:15 - Error during parsing: Wrong argument count or unexpected line ending after ':81'" },
   { input: '    ready\n    ready', error: 'Corefile:3:5 - Error during parsing: this plugin can only be used once per Server Block' },
   { input: '    ready {\n        monitor\n    }', error: "Corefile:3:9 - Error during parsing: Wrong argument count or unexpected line ending after 'monitor'" },
-  { input: '    ready {\n        monitor a b\n    }', error: "Wrong argument count or unexpected line ending after 'b'" },
+  { input: '    ready {\n        monitor a b\n    }', error: "Corefile:3:19 - Error during parsing: Wrong argument count or unexpected line ending after 'b'" },
   { input: '    ready {\n        monitor sometimes\n    }', error: "Corefile:3:17 - Error during parsing: monitor type 'sometimes' not supported" },
   { input: '    ready {\n        foo\n    }', error: "Corefile:3:9 - Error during parsing: unknown property 'foo'" },
 ];

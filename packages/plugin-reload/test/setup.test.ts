@@ -17,10 +17,10 @@ const good: GoodCase<ReloadOptions>[] = [
 
 const bad: BadCase[] = [
   { input: '    reload 1s', error: 'Corefile:2:12 - Error during parsing: interval value must be greater or equal to 2s' },
-  { input: '    reload 1999ms', error: 'interval value must be greater or equal to 2s' },
+  { input: '    reload 1999ms', error: 'Corefile:2:12 - Error during parsing: interval value must be greater or equal to 2s' },
   { input: '    reload 10s 500ms', error: 'Corefile:2:16 - Error during parsing: jitter value must be 0 or greater or equal to 1s' },
   { input: '    reload x', error: 'Corefile:2:12 - Error during parsing: time: invalid duration "x"' },
-  { input: '    reload 10', error: 'time: missing unit in duration "10"' },
+  { input: '    reload 10', error: 'Corefile:2:12 - Error during parsing: time: missing unit in duration "10"' },
   { input: '    reload 10s 1d', error: 'Corefile:2:16 - Error during parsing: time: unknown unit "d" in duration "1d"' },
   { input: '    reload 10s 1s 1s', error: "Corefile:2:19 - Error during parsing: Wrong argument count or unexpected line ending after '1s'" },
   { input: '    reload 10s {\n        foo\n    }', error: "Corefile:3:9 - Error during parsing: unknown property 'foo'" },
