@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
-import { createLogger, definePlugin, Server } from '@foghorn/core';
+import { createLogger, definePlugin } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
-import { captureLog, directivesOf, freeTcpPort, holdTcpPort, httpGet, query, startServer } from '@foghorn/testkit';
+import { directivesOf, freeTcpPort, holdTcpPort, httpGet, query, startServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import health, { createHealthMetrics, HealthEndpoint, healthListeners } from '../src/index.js';
@@ -94,30 +94,24 @@ test('during lameduck /health stays 200 and DNS keeps answering, then both close
 
 test('a reload closes and reopens /health on the same fixed port without lameduck', async (t) => {
   const port = await freeTcpPort();
-  let text = `example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${port} {\n        lameduck 5s\n    }\n    whoami\n}\n`;
+  const corefile = `example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${port} {\n        lameduck 5s\n    }\n    whoami\n}\n`;
   // The new configuration has no lameduck, so only the reload could wait 5s, and stop won't.
-  const { logger, lines } = captureLog();
-  const server = new Server({ directives: directivesOf(bind, health, whoami), dnsPort: 0, logger, loadCorefile: () => ({ path: 'Corefile', contents: text }) });
-  await server.start();
-  t.after(() => server.stop({ graceful: false }));
+  const server = await startServer(corefile, { directives: directivesOf(bind, health, whoami) });
+  t.after(() => server.close());
   const started = Date.now();
-  text = `example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${port}\n    whoami\n}\n`;
-  assert.equal(await server.reload(), true);
+  assert.equal(await server.reload(`example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${port}\n    whoami\n}\n`), true);
   assert.ok(Date.now() - started < 2_000, 'no lameduck wait on reload');
   assert.equal((await get(port, '/health')).status, 200);
-  assert.ok(!lines.some((line) => line.includes('lameduck mode')), lines.join('\n'));
+  assert.ok(!server.lines.some((line) => line.includes('lameduck mode')), server.lines.join('\n'));
 });
 
 test('a /health on port 0 keeps its port across a reload', async (t) => {
   const spy = spyPlugin();
-  let text = 'example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:0\n    spy\n    whoami\n}\n';
-  const { logger } = captureLog();
-  const server = new Server({ directives: directivesOf(bind, health, spy.plugin, whoami), dnsPort: 0, logger, loadCorefile: () => ({ path: 'Corefile', contents: text }) });
-  await server.start();
-  t.after(() => server.stop({ graceful: false }));
+  const corefile = 'example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:0\n    spy\n    whoami\n}\n';
+  const server = await startServer(corefile, { directives: directivesOf(bind, health, spy.plugin, whoami) });
+  t.after(() => server.close());
   const port = portOf(spy.controller());
-  text += '# edited\n';
-  assert.equal(await server.reload(), true);
+  assert.equal(await server.reload(`${corefile}# edited\n`), true);
   assert.equal(portOf(spy.controller()), port);
   assert.equal((await get(port, '/health')).status, 200);
 });
@@ -127,22 +121,18 @@ test('a reload that fails after the new /health opened gives the port back to th
   const { port: takenPort, close } = await holdTcpPort();
   t.after(close);
   const block = `example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${healthPort}\n    whoami\n}\n`;
-  let text = block;
-  const { logger, lines } = captureLog();
-  const server = new Server({ directives: directivesOf(bind, health, whoami), dnsPort: 0, logger, loadCorefile: () => ({ path: 'Corefile', contents: text }) });
-  await server.start();
-  t.after(() => server.stop({ graceful: false }));
+  const server = await startServer(block, { directives: directivesOf(bind, health, whoami) });
+  t.after(() => server.close());
   // The new configuration sets up and starts fine, then cannot open its DNS port.
   // Its lameduck must not apply when the failed reload tears it down.
-  text = block.replace(`:${healthPort}`, `:${healthPort} {\n        lameduck 5s\n    }`) + `example.net:${takenPort} {\n    bind 127.0.0.1\n    whoami\n}\n`;
+  const failing = block.replace(`:${healthPort}`, `:${healthPort} {\n        lameduck 5s\n    }`) + `example.net:${takenPort} {\n    bind 127.0.0.1\n    whoami\n}\n`;
   const started = Date.now();
-  assert.equal(await server.reload(), false);
+  assert.equal(await server.reload(failing), false);
   assert.ok(Date.now() - started < 2_000, 'no lameduck wait when the new configuration is torn down');
-  assert.ok(lines.some((line) => line.startsWith('[ERROR] Restart failed: ')), lines.join('\n'));
+  assert.ok(server.lines.some((line) => line.startsWith('[ERROR] Restart failed: ')), server.lines.join('\n'));
   assert.equal((await get(healthPort, '/health')).status, 200);
   // And the old configuration still reloads cleanly afterwards.
-  text = block.replace('whoami', 'whoami\n    # edited');
-  assert.equal(await server.reload(), true);
+  assert.equal(await server.reload(block.replace('whoami', 'whoami\n    # edited')), true);
   assert.equal((await get(healthPort, '/health')).status, 200);
 });
 

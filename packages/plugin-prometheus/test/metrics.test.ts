@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { PluginError, Rcode, replyTo, Request, Server } from '@foghorn/core';
 import type { Handler, ResponseWriter } from '@foghorn/core';
 import { captureLog, directivesOf, holdTcpPort, httpGet, makeQuery, query, startServer, tcpExchange } from '@foghorn/testkit';
+import type { TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import { Registry } from 'prom-client';
@@ -99,14 +100,20 @@ function metricsPort(server: Server): number {
   return listener.port;
 }
 
+/** A server with `corefile`, stopped after the test; `reload(text)` rewrites its Corefile. */
+async function serve(t: { after(fn: () => Promise<void>): void }, corefile: string): Promise<TestServer> {
+  const server = await startServer(corefile, { directives });
+  t.after(() => server.close());
+  return server;
+}
+
 const directives = directivesOf(bind, prometheus, whoami);
 
 // ---------------------------------------------------------------------------------------------
 // End to end: real DNS over UDP and TCP, real scrapes.
 
 test('queries over UDP and TCP are counted with CoreDNS names, types, help, labels and buckets', async (t) => {
-  const srv = await startServer('example.org:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}', { directives });
-  t.after(() => srv.close());
+  const srv = await serve(t, 'example.org:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}');
   const dns = { port: srv.port() };
   const udpQueries = 5;
   const tcpQueries = 3;
@@ -180,8 +187,7 @@ test('queries over UDP and TCP are counted with CoreDNS names, types, help, labe
 });
 
 test('/metrics is the only path, and scrapes may ask for gzip', async (t) => {
-  const srv = await startServer('.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}', { directives });
-  t.after(() => srv.close());
+  const srv = await serve(t, '.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}');
   const port = metricsPort(srv.server);
   const notFound = await httpGet(port, '/');
   assert.equal(notFound.status, 404);
@@ -237,8 +243,7 @@ test('blocks naming different addresses get a listener each, all exporting the s
 test('a listen failure is logged and not fatal: DNS keeps answering', async (t) => {
   const { port: busy, close } = await holdTcpPort();
   t.after(close);
-  const srv = await startServer(`.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:${busy}\n whoami\n}`, { directives });
-  t.after(() => srv.close());
+  const srv = await serve(t, `.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:${busy}\n whoami\n}`);
   assert.deepEqual(
     srv.lines.filter((l) => l.startsWith('[ERROR]')),
     [`[ERROR] plugin/prometheus: Failed to start metrics handler: listen tcp 127.0.0.1:${busy}: bind: address already in use`],
@@ -274,43 +279,20 @@ test('a failed start closes the metrics listener it opened', async (t) => {
 // ---------------------------------------------------------------------------------------------
 // Reloads: one registry, metric objects created once, the listener handed over.
 
-/** A Server whose Corefile the test rewrites between reloads. */
-async function reloadable(first: string): Promise<{ server: Server; lines: string[]; setCorefile(text: string): void }> {
-  let contents = first;
-  const { logger, lines } = captureLog();
-  const server = new Server({ directives, dnsPort: 0, logger, loadCorefile: () => ({ path: 'Corefile', contents }) });
-  await server.start();
-  return {
-    server,
-    lines,
-    setCorefile(text: string) {
-      contents = text;
-    },
-  };
-}
-
-function dnsPort(server: Server, zone: string): number {
-  const listener = server.addresses.find((l) => l.zones.includes(zone));
-  assert.ok(listener, `no listener for ${zone}`);
-  return listener.port;
-}
-
 test('metrics survive a reload: no "already registered" error, counters continue, the port is kept', async (t) => {
   const orgBlock = 'example.org:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}';
-  const { server, lines, setCorefile } = await reloadable(orgBlock);
-  t.after(() => server.stop({ graceful: false }));
-  await query({ port: dnsPort(server, 'example.org.') }, 'example.org', 'A');
-  await query({ port: dnsPort(server, 'example.org.') }, 'example.org', 'A');
-  const portBefore = metricsPort(server);
+  const server = await serve(t, orgBlock);
+  await query({ port: server.port('example.org.') }, 'example.org', 'A');
+  await query({ port: server.port('example.org.') }, 'example.org', 'A');
+  const portBefore = metricsPort(server.server);
   assert.equal(value(await scrape(portBefore), 'coredns_dns_requests_total', { zone: 'example.org.', type: 'A' }), 2);
 
-  setCorefile(`${orgBlock}\nexample.net:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}`);
-  assert.equal(await server.reload(), true, lines.join('\n'));
-  assert.deepEqual(lines.filter((l) => /already registered|ERROR/.test(l)), []);
-  assert.equal(metricsPort(server), portBefore, 'a port-0 listener keeps its port across reloads');
+  assert.equal(await server.reload(`${orgBlock}\nexample.net:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}`), true, server.lines.join('\n'));
+  assert.deepEqual(server.lines.filter((l) => /already registered|ERROR/.test(l)), []);
+  assert.equal(metricsPort(server.server), portBefore, 'a port-0 listener keeps its port across reloads');
 
-  await query({ port: dnsPort(server, 'example.org.') }, 'example.org', 'A');
-  await query({ port: dnsPort(server, 'example.net.') }, 'example.net', 'A');
+  await query({ port: server.port('example.org.') }, 'example.org', 'A');
+  await query({ port: server.port('example.net.') }, 'example.net', 'A');
   const expo = await scrape(portBefore);
   assert.equal(value(expo, 'coredns_dns_requests_total', { zone: 'example.org.', type: 'A' }), 3);
   assert.equal(value(expo, 'coredns_dns_requests_total', { zone: 'example.net.', type: 'A' }), 1);
@@ -319,13 +301,11 @@ test('metrics survive a reload: no "already registered" error, counters continue
 });
 
 test('a reload that drops the plugin closes the listener and resets coredns_plugin_enabled', async (t) => {
-  const { server, setCorefile } = await reloadable('.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}');
-  t.after(() => server.stop({ graceful: false }));
-  const port = metricsPort(server);
-  setCorefile('.:0 {\n bind 127.0.0.1\n whoami\n}');
-  assert.equal(await server.reload(), true);
+  const server = await serve(t, '.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}');
+  const port = metricsPort(server.server);
+  assert.equal(await server.reload('.:0 {\n bind 127.0.0.1\n whoami\n}'), true);
   await assert.rejects(httpGet(port, '/metrics'), /ECONNREFUSED/);
-  assert.deepEqual(await server.registry.getSingleMetric('coredns_plugin_enabled')?.get().then((m) => m.values), []);
+  assert.deepEqual(await server.server.registry.getSingleMetric('coredns_plugin_enabled')?.get().then((m) => m.values), []);
 });
 
 test('a reload that fails after the restart hooks reopens the old listener (OnRestartFailed)', async (t) => {
@@ -334,16 +314,14 @@ test('a reload that fails after the restart hooks reopens the old listener (OnRe
   t.after(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
   const busy = squatter.address().port;
   const block = 'example.org:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}';
-  const { server, lines, setCorefile } = await reloadable(block);
-  t.after(() => server.stop({ graceful: false }));
-  await query({ port: dnsPort(server, 'example.org.') }, 'example.org', 'A');
-  const port = metricsPort(server);
+  const server = await serve(t, block);
+  await query({ port: server.port('example.org.') }, 'example.org', 'A');
+  const port = metricsPort(server.server);
 
-  setCorefile(`${block}\nexample.net:${busy} {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}`);
-  assert.equal(await server.reload(), false);
-  assert.ok(lines.some((l) => l.startsWith('[ERROR] Restart failed:')));
-  assert.equal(metricsPort(server), port);
-  await query({ port: dnsPort(server, 'example.org.') }, 'example.org', 'A');
+  assert.equal(await server.reload(`${block}\nexample.net:${busy} {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}`), false);
+  assert.ok(server.lines.some((l) => l.startsWith('[ERROR] Restart failed:')));
+  assert.equal(metricsPort(server.server), port);
+  await query({ port: server.port('example.org.') }, 'example.org', 'A');
   const expo = await scrape(port);
   assert.equal(value(expo, 'coredns_dns_requests_total', { zone: 'example.org.' }), 2);
   assert.equal(value(expo, 'coredns_plugin_enabled', { zone: 'example.org.' }), 1);
@@ -351,11 +329,9 @@ test('a reload that fails after the restart hooks reopens the old listener (OnRe
 });
 
 test('a reload with a broken Corefile leaves the listener alone', async (t) => {
-  const { server, setCorefile } = await reloadable('.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}');
-  t.after(() => server.stop({ graceful: false }));
-  const port = metricsPort(server);
-  setCorefile('.:0 {\n bind 127.0.0.1\n prometheus 9153\n whoami\n}');
-  assert.equal(await server.reload(), false);
+  const server = await serve(t, '.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}');
+  const port = metricsPort(server.server);
+  assert.equal(await server.reload('.:0 {\n bind 127.0.0.1\n prometheus 9153\n whoami\n}'), false);
   assert.equal((await httpGet(port, '/metrics')).status, 200);
 });
 
@@ -426,8 +402,7 @@ test('creating the metrics twice in one registry returns the same objects', () =
 });
 
 test('TCP pipelined queries are each counted once', async (t) => {
-  const srv = await startServer('.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}', { directives });
-  t.after(() => srv.close());
+  const srv = await serve(t, '.:0 {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}');
   const replies = await tcpExchange({ port: srv.port() }, [makeQuery('a.example', 'A'), makeQuery('b.example', 'NS'), makeQuery('c.example', 'SRV')]);
   assert.equal(replies.length, 3);
   const expo = await scrape(metricsPort(srv.server));

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { definePlugin, Server } from '@foghorn/core';
+import { definePlugin } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
-import { captureLog, directivesOf, freeTcpPort, holdTcpPort, httpGet, startServer } from '@foghorn/testkit';
+import { directivesOf, freeTcpPort, holdTcpPort, httpGet, startServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import health, { healthListeners } from '@foghorn/plugin-health';
 import whoami from '@foghorn/plugin-whoami';
@@ -94,24 +94,20 @@ test('/ready survives reloads on its port and reports on the new configuration',
   state.syncer = true;
   state.alpha = false;
   const port = await freeTcpPort();
-  let text = `example.org {\n    bind 127.0.0.1\n    ready 127.0.0.1:${port}\n    syncer\n    whoami\n}\n`;
-  const { logger } = captureLog();
-  const server = new Server({ directives, dnsPort: 0, logger, loadCorefile: () => ({ path: 'Corefile', contents: text }) });
-  await server.start();
-  t.after(() => server.stop({ graceful: false }));
+  const first = `example.org {\n    bind 127.0.0.1\n    ready 127.0.0.1:${port}\n    syncer\n    whoami\n}\n`;
+  const server = await startServer(first, { directives });
+  t.after(() => server.close());
   assert.equal((await get(port, '/ready')).status, 200);
-  text = text.replace('syncer', 'syncer\n    alpha');
-  assert.equal(await server.reload(), true);
+  const second = first.replace('syncer', 'syncer\n    alpha');
+  assert.equal(await server.reload(second), true);
   assert.deepEqual(await get(port, '/ready'), { status: 503, body: 'alpha' });
   // A broken Corefile never touches the running configuration or its /ready.
-  text = text.replace('alpha', 'alpha\n    nosuch');
-  assert.equal(await server.reload(), false);
+  assert.equal(await server.reload(second.replace('alpha', 'alpha\n    nosuch')), false);
   assert.deepEqual(await get(port, '/ready'), { status: 503, body: 'alpha' });
   // A reload failing after the new /ready opened hands the port back to the old configuration.
   const taken = await holdTcpPort();
   t.after(taken.close);
-  text = text.replace('\n    nosuch', '') + `example.net:${taken.port} {\n    bind 127.0.0.1\n    whoami\n}\n`;
-  assert.equal(await server.reload(), false);
+  assert.equal(await server.reload(`${second}example.net:${taken.port} {\n    bind 127.0.0.1\n    whoami\n}\n`), false);
   assert.deepEqual(await get(port, '/ready'), { status: 503, body: 'alpha' });
   assert.equal(readyListeners(controller!).length, 1);
 });

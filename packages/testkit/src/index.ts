@@ -46,23 +46,26 @@ export interface TestServer {
   readonly lines: string[];
   /** Port of the first listener (or the one serving `zone`). */
   port(zone?: string): number;
+  /** Reloads the server, with `corefile` as the new Corefile text when given. */
+  reload(corefile?: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
 /**
  * Starts a server from Corefile text. Use port 0 in keys (`example.org:0`) with `bind 127.0.0.1`,
- * or let `defaultPort` 0 apply to keys without a port.
+ * or let `defaultPort` 0 apply to keys without a port. `reload(text)` swaps the text and reloads.
  */
 export async function startServer(
   corefile: string,
   options: { directives: readonly DirectiveEntry[]; env?: Record<string, string | undefined>; file?: string },
 ): Promise<TestServer> {
   const { logger, lines } = captureLog();
+  let contents = corefile;
   const server = new Server({
     directives: options.directives,
     dnsPort: 0,
     logger,
-    loadCorefile: () => ({ path: options.file ?? 'Corefile', contents: corefile }),
+    loadCorefile: () => ({ path: options.file ?? 'Corefile', contents }),
     ...(options.env ? { env: options.env } : {}),
   });
   await server.start();
@@ -73,6 +76,10 @@ export async function startServer(
       const listener = zone === undefined ? server.addresses[0] : server.addresses.find((l) => l.zones.includes(zone));
       if (!listener) throw new Error(`no listener${zone ? ` for ${zone}` : ''}`);
       return listener.port;
+    },
+    reload(next?: string): Promise<boolean> {
+      if (next !== undefined) contents = next;
+      return server.reload();
     },
     async close(): Promise<void> {
       await server.stop({ graceful: false });
