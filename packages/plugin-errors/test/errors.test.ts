@@ -62,26 +62,40 @@ async function until(predicate: () => boolean, ms = 2000): Promise<void> {
   }
 }
 
-test('an error from below is logged in CoreDNS format and the client gets SERVFAIL', async (t) => {
-  const server = await start(t, 'errors');
-  const reply = await query({ port: server.port() }, 'BOOM.Example.org.', 'AAAA');
-  assert.equal(rcodeOf(reply), 'SERVFAIL');
-  assert.deepEqual(errorLines(server), ['[ERROR] plugin/errors: 2 boom.example.org. AAAA: plugin/failer: boom']);
-});
+/** Failures from below: the reply's rcode and the one errors line each one logs. */
+const logged: { title: string; name: string; type: Parameters<typeof query>[2]; transport?: 'tcp'; rcode: string; line: string }[] = [
+  {
+    title: 'an error from below is logged in CoreDNS format and the client gets SERVFAIL',
+    name: 'BOOM.Example.org.',
+    type: 'AAAA',
+    rcode: 'SERVFAIL',
+    line: '[ERROR] plugin/errors: 2 boom.example.org. AAAA: plugin/failer: boom',
+  },
+  {
+    title: 'an asynchronous rejection is logged as well, over TCP too',
+    name: 'later.example.org.',
+    type: 'A',
+    transport: 'tcp',
+    rcode: 'SERVFAIL',
+    line: '[ERROR] plugin/errors: 2 later.example.org. A: plugin/failer: later',
+  },
+  {
+    title: "the error's own rcode is logged and answered",
+    name: 'refuse.example.org.',
+    type: 'MX',
+    rcode: 'REFUSED',
+    line: '[ERROR] plugin/errors: 5 refuse.example.org. MX: plugin/failer: not here',
+  },
+];
 
-test('an asynchronous rejection is logged as well, over TCP too', async (t) => {
-  const server = await start(t, 'errors');
-  const reply = await query({ port: server.port() }, 'later.example.org.', 'A', { transport: 'tcp' });
-  assert.equal(rcodeOf(reply), 'SERVFAIL');
-  assert.deepEqual(errorLines(server), ['[ERROR] plugin/errors: 2 later.example.org. A: plugin/failer: later']);
-});
-
-test("the error's own rcode is logged and answered", async (t) => {
-  const server = await start(t, 'errors');
-  const reply = await query({ port: server.port() }, 'refuse.example.org.', 'MX');
-  assert.equal(rcodeOf(reply), 'REFUSED');
-  assert.deepEqual(errorLines(server), ['[ERROR] plugin/errors: 5 refuse.example.org. MX: plugin/failer: not here']);
-});
+for (const { title, name, type, transport, rcode, line } of logged) {
+  test(title, async (t) => {
+    const server = await start(t, 'errors');
+    const reply = await query({ port: server.port() }, name, type, transport ? { transport } : {});
+    assert.equal(rcodeOf(reply), rcode);
+    assert.deepEqual(errorLines(server), [line]);
+  });
+}
 
 test('answers, plain error rcodes and panics leave no errors line', async (t) => {
   const server = await start(t, 'errors');
