@@ -146,9 +146,14 @@ test('show_first prints the first error at the pattern level, and a lone error g
   assert.equal(errorLines(server)[2], "[WARNING] plugin/errors: 2 errors like 'timeout' occurred in last 40ms");
 });
 
-test('only the first matching pattern counts an error', async (t) => {
+/** Starts errors (with `body` as its lines) on timers the test fires by hand. */
+async function startWithManualTimers(t: { after(fn: () => Promise<void>): void }, body: string): Promise<{ server: TestServer; timers: ManualTimers }> {
   const timers = new ManualTimers();
-  const server = await start(t, 'errors {\n  consolidate 1m timeout info\n  consolidate 1m failer\n }', createErrorsPlugin({ timers }));
+  return { server: await start(t, body, createErrorsPlugin({ timers })), timers };
+}
+
+test('only the first matching pattern counts an error', async (t) => {
+  const { server, timers } = await startWithManualTimers(t, 'errors {\n  consolidate 1m timeout info\n  consolidate 1m failer\n }');
   const port = server.port();
   await query({ port }, 'timeout.example.org.', 'A');
   await query({ port }, 'boom.example.org.', 'A');
@@ -160,8 +165,7 @@ test('only the first matching pattern counts an error', async (t) => {
 });
 
 test('shutdown prints pending counts, cancels the window, and later errors print as they come', async (t) => {
-  const timers = new ManualTimers();
-  const server = await start(t, 'errors {\n  consolidate 1h timeout\n }', createErrorsPlugin({ timers }));
+  const { server, timers } = await startWithManualTimers(t, 'errors {\n  consolidate 1h timeout\n }');
   const port = server.port();
   await query({ port }, 'timeout.example.org.', 'A');
   await query({ port }, 'timeout.example.org.', 'A');
@@ -172,8 +176,7 @@ test('shutdown prints pending counts, cancels the window, and later errors print
 });
 
 test('a debug-level summary is dropped unless debug logging is on', async (t) => {
-  const timers = new ManualTimers();
-  const server = await start(t, 'errors {\n  consolidate 1s timeout debug\n }', createErrorsPlugin({ timers }));
+  const { server, timers } = await startWithManualTimers(t, 'errors {\n  consolidate 1s timeout debug\n }');
   await query({ port: server.port() }, 'timeout.example.org.', 'A');
   timers.fireAll();
   assert.deepEqual(errorLines(server), []);
