@@ -4,7 +4,7 @@
  * consolidation pattern it matches. It never writes a reply and rethrows the error unchanged, so
  * the server still answers with the error's rcode.
  */
-import { formatDuration, PluginError } from '@foghorn/core';
+import { formatDuration, nextOrFailure, PluginError } from '@foghorn/core';
 import type { Handler, HandlerResult, Logger, Request, ResponseWriter } from '@foghorn/core';
 import type { ConsolidateRule, ErrorLevel } from './setup.js';
 
@@ -117,8 +117,7 @@ class ErrorsHandler implements Handler {
     let result: HandlerResult;
     try {
       // CoreDNS's NextOrFailure: no next handler is an error like any other.
-      if (this.next === null) throw new PluginError('plugin/errors: no next plugin found');
-      result = this.next.serveDNS(req, w);
+      result = nextOrFailure('errors', this.next, req, w);
     } catch (error) {
       this.errors.report(req, error);
       throw error;

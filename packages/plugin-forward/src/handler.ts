@@ -3,7 +3,7 @@
  * they are, with a fresh random ID; the upstream's reply bytes come back with the client's ID.
  * Nothing is decoded on the way, so a forwarded query costs two ID patches and one OPT patch.
  */
-import { isSubdomain, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
+import { isSubdomain, nextOrFailure, PluginError, Rcode, replyTo, wireRcode } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import type { ForwardMetrics } from './metrics.js';
 import { createPolicy } from './policy.js';
@@ -11,7 +11,7 @@ import type { Orderer } from './policy.js';
 import { HEALTH_PROBE_TIMEOUT_MS } from './proxy.js';
 import type { Proxy, WireTransport } from './proxy.js';
 import type { ForwardOptions } from './setup.js';
-import { isMatchingResponse, isNoData, isTruncated, questionEnd, replyRcode, scrubOpt } from './wire.js';
+import { isMatchingResponse, isNoData, isTruncated, scrubOpt } from './wire.js';
 
 /** Timing and randomness a test may replace. */
 export interface ForwardRuntime {
@@ -90,8 +90,7 @@ export class Forward implements Handler {
 
   /** The attempt loop of spec 3.7 step 4. */
   private async attempt(req: Request, w: ResponseWriter): Promise<number> {
-    const end = questionEnd(req.raw);
-    const question = req.raw.subarray(12, end);
+    const question = req.raw.subarray(12, req.questionEnd);
     const options = this.options;
     const proxies = this.proxies;
     const list = this.orderer.list(proxies);
@@ -137,7 +136,7 @@ export class Forward implements Handler {
         w.write(replyTo(req, Rcode.FORMERR));
         return 0;
       }
-      const rcode = replyRcode(reply);
+      const rcode = wireRcode(reply);
       // failover: try the next upstream while some have not answered yet; counted apart from
       // the down-skips so that wrapping around the list cannot make it loop.
       if (options.failover.includes(rcode) && ++failedOver < proxies.length) continue;

@@ -6,13 +6,13 @@
  */
 import type tls from 'node:tls';
 import dnsPacket from 'dns-packet';
-import { rcodeToString } from '@foghorn/core';
+import { rcodeToString, wireRcode } from '@foghorn/core';
 import { DohClient } from './doh.js';
 import type { ForwardMetrics } from './metrics.js';
 import { StreamPool, UdpPool } from './transport.js';
 import type { PoolOptions } from './transport.js';
 import type { Upstream } from './upstream.js';
-import { questionEnd, replyRcode } from './wire.js';
+import { questionEnd } from './wire.js';
 import type { TlsFiles } from './setup.js';
 
 /** The part of the `forward` options a proxy needs. */
@@ -135,7 +135,7 @@ export class Proxy {
     if (this.doh !== undefined) reply = await this.doh.exchange(query, question, timeoutMs);
     else if (transport === 'udp' && this.udp !== undefined) reply = await this.udp.exchange(query, question, timeoutMs);
     else reply = await (this.stream as StreamPool).exchange(query, question, timeoutMs);
-    const rcode = replyRcode(reply);
+    const rcode = wireRcode(reply);
     let child = this.durationChild.get(rcode);
     if (child === undefined) {
       child = this.metrics.requestDuration.labels(PROXY_NAME, this.address, rcodeToString(rcode));

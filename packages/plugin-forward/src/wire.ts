@@ -2,6 +2,7 @@
  * Work on wire bytes, so a forwarded query is never decoded and re-encoded: the client's bytes
  * go upstream with a new ID, the upstream's bytes come back with the client's ID.
  */
+import { wireRcode } from '@foghorn/core';
 
 const HEADER_LENGTH = 12;
 const TYPE_OPT = 41;
@@ -68,11 +69,6 @@ export function withId(wire: Uint8Array, id: number): Buffer {
   return copy;
 }
 
-/** The reply's rcode (header part only; the OPT extension is left out like CoreDNS's label does for <16). */
-export function replyRcode(wire: Uint8Array): number {
-  return (wire[3] ?? 0) & 0x0f;
-}
-
 /** Whether the TC bit is set. */
 export function isTruncated(wire: Uint8Array): boolean {
   return ((wire[2] ?? 0) & 0x02) !== 0;
@@ -80,7 +76,7 @@ export function isTruncated(wire: Uint8Array): boolean {
 
 /** Whether the reply is NOERROR with an empty answer section (for `next_on_nodata`). */
 export function isNoData(wire: Uint8Array): boolean {
-  return replyRcode(wire) === 0 && (wire[6] ?? 0) === 0 && (wire[7] ?? 0) === 0;
+  return wireRcode(wire) === 0 && (wire[6] ?? 0) === 0 && (wire[7] ?? 0) === 0;
 }
 
 /**

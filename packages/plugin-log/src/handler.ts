@@ -5,7 +5,7 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import { clientWrote, isSubdomain, PluginError, replyTo, responseClass, typify } from '@foghorn/core';
+import { clientWrote, isSubdomain, nextOrFailure, PluginError, replyTo, responseClass, typify } from '@foghorn/core';
 import type { Handler, HandlerResult, LogSink, Request, ResponseWriter } from '@foghorn/core';
 import { ClassBit } from './classify.js';
 import { formatLine } from './format.js';
@@ -95,12 +95,12 @@ export class Log implements Handler {
 
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
     const rule = this.match(req.qname);
-    if (rule === undefined) return this.callNext(req, w);
+    if (rule === undefined) return nextOrFailure('log', this.next, req, w);
     const start = rule.format.usesDuration ? process.hrtime.bigint() : 0n;
     const rec = new LogRecorder(w, rule.format.usesSize);
     let result: HandlerResult;
     try {
-      result = this.callNext(req, rec);
+      result = nextOrFailure('log', this.next, req, rec);
     } catch (error) {
       this.failed(rule, req, rec, start, error);
       throw error;
@@ -125,12 +125,6 @@ export class Log implements Handler {
   private match(qname: string): CompiledRule | undefined {
     for (const rule of this.rules) if (isSubdomain(qname, rule.zone)) return rule;
     return undefined;
-  }
-
-  /** CoreDNS's `NextOrFailure`: without a next handler the query fails with SERVFAIL. */
-  private callNext(req: Request, w: ResponseWriter): HandlerResult {
-    if (this.next === null) throw new PluginError('plugin/log: no next plugin found');
-    return this.next.serveDNS(req, w);
   }
 
   /** A returned error is logged with its rcode; anything else is a panic and logs nothing, as in CoreDNS. */
