@@ -42,3 +42,7 @@ export { classNumber, ResponseType, responseClass, responseTypeName, typeNumber,
 export type { ResponseClass } from './response-type.js';
 export { defaultHttpShutdownGraceMs, defaultHttpTimeoutMs, HttpEndpoint, HttpEndpoints, notFound, parseHttpAddress } from './http-endpoint.js';
 export type { HttpEndpointOptions } from './http-endpoint.js';
+export { counter, gauge, histogram, registerCollector, registerMetric, slimTimeBuckets, timeBuckets } from './metrics.js';
+export type { MetricOptions } from './metrics.js';
+export { EDNS_OPTION_EDE, edeOption, replyOpt } from './edns.js';
+export type { ReplyOptOptions } from './edns.js';

@@ -12,6 +12,7 @@ const codec = dnsPacket as unknown as {
   answer: { encodingLength(rr: Answer): number };
 };
 import type { Request } from './request.js';
+import { replyOpt } from './edns.js';
 
 /** Flag bits of the DNS header as dns-packet's `flags` field holds them. */
 export const Flags = {
@@ -87,17 +88,7 @@ function applyEdns(req: Request, msg: Packet): void {
       return;
     }
   }
-  const opt: OptAnswer = {
-    type: 'OPT',
-    name: '.',
-    udpPayloadSize: req.udpSize,
-    extendedRcode: 0,
-    ednsVersion: 0,
-    flags: flagsDo,
-    flag_do: req.dnssecOk,
-    options: (req.ednsOptions ?? []) as unknown as OptAnswer['options'],
-  };
-  additionals.push(opt);
+  additionals.push(replyOpt(req, { options: req.ednsOptions ?? [] }));
 }
 
 function truncate(msg: Packet, limit: number): Buffer {
