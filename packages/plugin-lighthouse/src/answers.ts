@@ -1,13 +1,22 @@
 /**
- * The answer table: every name the store can answer, precomputed per (name, qtype) as wire bytes.
- * A query is a map lookup plus an ID and question copy; only ClusterSetIP names without a
- * clusterset IP and without a healthy local cluster run the balancer, which picks one of the
- * precomputed per-cluster bodies. When the store reports a changed service, that service's
- * entries are rebuilt and swapped in synchronously, so a query sees either the old or the new set.
+ * The answer table: answers as wire bytes per (name, qtype), built on a name's first query and
+ * cached. A cached query is a map lookup plus an ID and question copy; only ClusterSetIP names
+ * without a clusterset IP and without a healthy local cluster run the balancer, which picks one
+ * of the cached per-cluster bodies.
  *
- * Names that cannot be listed (`<anything>.<cluster>.<svc>...` on a ClusterSetIP service, an
- * unknown port, a misspelt kind label) fall to {@link AnswerTable.resolveMiss}, which parses the
- * name once and answers from the per-service summary or the zone's shared negative answers.
+ * Why lazily: a clusterset of 50,000 services has about 700,000 answerable (name, type) pairs,
+ * and building them all took 20 s and 700 MB, while a DNS server sees a small working set. The
+ * table keeps only an index of services by name; answers are built from the store when first
+ * asked for, kept in a bounded cache (first in, first out), and invalidated per service: every
+ * cached answer points at its service's view, which a change of that service marks stale, so a
+ * query sees the service either before or after the change. A connectivity or local-cluster
+ * change empties the cache at once instead of rebuilding every service.
+ *
+ * Which names exist and what they answer follows one enumeration per service
+ * ({@link ServiceBuilder}), in a fixed order where a later name replaces an earlier equal one;
+ * a lookup walks it for the name asked and builds only that answer. Names it does not list
+ * (`<anything>.<cluster>.<svc>...` on a ClusterSetIP service, an unknown port, a misspelt kind
+ * label) fall to {@link AnswerTable.resolveMiss}, which parses the name once.
  */
 import { Rcode } from '@foghorn/core';
 import { reverseName } from './addresses.js';
@@ -15,8 +24,12 @@ import type { ClusterData, DnsRecord, FamilyData, Port, Service, ServiceStore, S
 import type { SmoothWeightedRoundRobin } from './swrr.js';
 import { encodeName, encodeSoaTail, RecordWriter, TYPE_A, TYPE_AAAA, TYPE_SRV } from './wire.js';
 
-/** Services rebuilt per event-loop turn after a connectivity change (about 10 ms of work). */
-const rebuildChunk = 1000;
+/**
+ * Cached answers per query type. An entry costs about 300 bytes (key, answer, body); 20,000 per
+ * type bounds the cache near 20 MB however many services there are, and covers the names most
+ * deployments query. Past it, the oldest entries make room (a miss rebuilds in microseconds).
+ */
+export const cacheCapacity = 20_000;
 
 /** Query outcomes, the `outcome` label of `coredns_lighthouse_queries_total`. */
 export const Outcome = {
@@ -129,55 +142,86 @@ export interface TableOptions {
   readonly servedCell: (cluster: string) => ServedCell;
 }
 
-/** What a miss on a service's names resolves to, without listing every possible name. */
-interface ServiceNames {
-  readonly type: Service['type'];
-  /** SRV with a `port.proto` nobody exports: NODATA, or NXDOMAIN for a clusterset-IP service without its IP. */
-  readonly portMiss: Answer;
-  /** Clusters with an SRV entry: `_p._t.<cluster>.<svc>` for an unknown port is NODATA, else NXDOMAIN. */
-  readonly srvClusters: ReadonlySet<string>;
+/** Optional: lets tests and benchmarks pick a smaller cache. */
+export interface TableTuning {
+  /** Cached answers per query type; default {@link cacheCapacity}. */
+  readonly cacheCapacity?: number;
 }
 
-/** Keys a service owns in each map, so a rebuild can remove exactly them. */
-interface OwnedKeys {
-  readonly a: string[];
-  readonly aaaa: string[];
-  readonly srv: string[];
-  readonly bases: string[];
-  readonly ptr: string[];
+/**
+ * A service as the table sees it. Cached answers point at the view they were built from; a
+ * change of the service marks the view stale and installs a new one.
+ */
+interface ServiceView {
+  readonly key: string;
+  readonly service: Service;
+  valid: boolean;
+}
+
+interface Cached {
+  readonly entry: Entry;
+  readonly view: ServiceView;
+}
+
+type MapName = 'a' | 'aaaa' | 'srv';
+
+/** Receives the names of one service in enumeration order, each with how to build its entry. */
+interface NameSink {
+  /** When set, only names ending with this can matter (lets big loops be skipped). */
+  readonly target: string | null;
+  offer(map: MapName, name: string, make: () => Entry): void;
+}
+
+/** Finds the entry of one name: the last offer wins, as the last write to a map would. */
+class Finder implements NameSink {
+  make: (() => Entry) | undefined;
+
+  constructor(
+    readonly map: MapName | null,
+    readonly target: string,
+  ) {}
+
+  offer(map: MapName, name: string, make: () => Entry): void {
+    if (name === this.target && (this.map === null || map === this.map)) this.make = make;
+  }
 }
 
 /** The per-block answer table over a shared store. */
 export class AnswerTable {
-  readonly a = new Map<string, Entry>();
-  readonly aaaa = new Map<string, Entry>();
-  readonly srv = new Map<string, Entry>();
+  private readonly a = new Map<string, Cached>();
+  private readonly aaaa = new Map<string, Cached>();
+  private readonly srv = new Map<string, Cached>();
   readonly txt = new Map<string, Answer>();
   readonly ptr = new Map<string, Answer>();
-  private readonly services = new Map<string, ServiceNames>();
-  private readonly owned = new Map<string, OwnedKeys>();
+  /** Services by lower-case `name.namespace`, the labels left of `svc` in every forward zone. */
+  private readonly views = new Map<string, ServiceView>();
+  /** PTR names each service contributed to, so a change can withdraw exactly them. */
+  private readonly ownedPtr = new Map<string, string[]>();
   /** PTR targets per reverse name and owning service, so shared addresses keep every target. */
   private readonly ptrTargets = new Map<string, Map<string, string[]>>();
   /** Zones longest first, so the most specific zone wins (spec 3.1 step 1). */
   readonly zones: readonly ZoneInfo[];
   private readonly forwardZones: readonly ZoneInfo[];
   private readonly reverseZones: readonly ZoneInfo[];
+  /** A forward zone inside another: a name may then belong to a service of either zone. */
+  private readonly nestedZones: boolean;
   private readonly ttl: number;
+  private readonly capacity: number;
   private unsubscribe: (() => void) | undefined;
   private readonly servedSingles = new Map<string, readonly (readonly [ServedCell, number])[]>();
-  /** Services a connectivity change still has to rebuild (see {@link scheduleDrain}). */
-  private readonly pending = new Set<string>();
-  private drain: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly store: ServiceStore,
     private readonly options: TableOptions,
+    tuning: TableTuning = {},
   ) {
     this.ttl = options.ttlSeconds;
+    this.capacity = Math.max(1, tuning.cacheCapacity ?? cacheCapacity);
     const zones = [...new Set(options.zones)].map((zone) => new ZoneInfo(zone, options.ttlSeconds));
     this.zones = zones.sort((x, y) => y.name.length - x.name.length);
     this.forwardZones = zones.filter((zone) => !zone.isReverse);
     this.reverseZones = zones.filter((zone) => zone.isReverse);
+    this.nestedZones = this.forwardZones.some((inner) => this.forwardZones.some((outer) => outer !== inner && isUnder(inner.name, outer)));
     for (const zone of this.forwardZones) {
       // KEP-1645 schema version record, `dns-version.<zone> TXT "1.0.0"`.
       const writer = new RecordWriter(this.ttl);
@@ -186,9 +230,9 @@ export class AnswerTable {
     }
   }
 
-  /** Builds every entry from the store and follows its changes until {@link close}. */
+  /** Indexes every service in the store and follows its changes until {@link close}. */
   open(): void {
-    for (const key of this.store.services.keys()) this.rebuild(key);
+    for (const key of this.store.services.keys()) this.refresh(key);
     this.setSerial();
     this.unsubscribe = this.store.subscribe((change) => this.apply(change));
   }
@@ -196,12 +240,15 @@ export class AnswerTable {
   close(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    if (this.drain !== undefined) clearImmediate(this.drain);
-    this.drain = undefined;
-    this.pending.clear();
+    this.clearCache();
   }
 
-  /** Number of names indexed (A, AAAA, SRV, PTR), for tests and the README's memory figures. */
+  /** Number of services indexed. */
+  get services(): number {
+    return this.views.size;
+  }
+
+  /** Number of answers cached (A, AAAA, SRV, stale ones included until evicted) and PTR names. */
   get size(): number {
     return this.a.size + this.aaaa.size + this.srv.size + this.ptr.size;
   }
@@ -218,39 +265,29 @@ export class AnswerTable {
   }
 
   apply(change: StoreChange): void {
-    if (change.all) {
-      // Connectivity or the local cluster changed: every service may answer differently.
-      for (const key of this.owned.keys()) this.pending.add(key);
-      for (const key of this.store.services.keys()) this.pending.add(key);
-      if (this.pending.size <= rebuildChunk) this.flush();
-      else this.scheduleDrain();
-    }
-    for (const key of change.services) this.rebuild(key);
+    // Connectivity or the local cluster changed: every service may answer differently. Nothing
+    // is rebuilt here; names are built again as they are asked for.
+    if (change.all) this.clearCache();
+    for (const key of change.services) this.refresh(key);
     this.setSerial();
   }
 
-  /** Rebuilds every service a connectivity change left pending, now (tests, small tables). */
-  flush(): void {
-    for (const key of this.pending) this.rebuild(key);
-    this.pending.clear();
+  private clearCache(): void {
+    this.a.clear();
+    this.aaaa.clear();
+    this.srv.clear();
   }
 
-  /**
-   * A big table is rebuilt a chunk per event-loop turn, so queries keep being answered while a
-   * Gateway change works through 50,000 services (each service flips whole, never half-built).
-   */
-  private scheduleDrain(): void {
-    if (this.drain !== undefined) return;
-    this.drain = setImmediate(() => {
-      this.drain = undefined;
-      let n = 0;
-      for (const key of this.pending) {
-        this.pending.delete(key);
-        this.rebuild(key);
-        if (++n >= rebuildChunk) break;
-      }
-      if (this.pending.size > 0) this.scheduleDrain();
-    });
+  /** Replaces the view of one service (`namespace/name`); its cached answers become stale. */
+  private refresh(key: string): void {
+    const service = this.store.services.get(key);
+    const slash = key.indexOf('/');
+    const id = service ? viewKey(service.name, service.namespace) : viewKey(key.slice(slash + 1), key.slice(0, slash));
+    const old = this.views.get(id);
+    if (old) old.valid = false;
+    if (service) this.views.set(id, { key, service, valid: true });
+    else if (old?.key === key) this.views.delete(id);
+    if (this.reverseZones.length > 0 && this.forwardZones.length > 0) this.refreshPtr(key, service);
   }
 
   private setSerial(): void {
@@ -260,12 +297,12 @@ export class AnswerTable {
 
   // --- lookups -------------------------------------------------------------------------------
 
-  /** A, AAAA or SRV (`map` is the type's map; SRV names come with leading underscores stripped). */
-  lookup(map: Map<string, Entry>, qname: string, qtype: number, zone: ZoneInfo): Answer {
-    const entry = map.get(qname);
-    if (entry === undefined) return zone.isReverse ? this.reverseOther(qname, zone) : this.resolveMiss(qname, qtype, zone);
-    if (entry.kind === 'answer') return entry;
-    return pick(entry);
+  /** A, AAAA or SRV (SRV names come with leading underscores stripped). The hot path. */
+  lookup(qname: string, qtype: number, zone: ZoneInfo): Answer {
+    const cache = qtype === TYPE_A ? this.a : qtype === TYPE_AAAA ? this.aaaa : this.srv;
+    const hit = cache.get(qname);
+    const entry = hit !== undefined && hit.view.valid ? hit.entry : this.resolve(cache, qname, qtype, zone);
+    return entry.kind === 'answer' ? entry : pick(entry);
   }
 
   /** PTR: the answer in a reverse zone; in a forward zone only the name's existence matters. */
@@ -282,17 +319,78 @@ export class AnswerTable {
     return this.exists(qname, zone) ? zone.nodata : zone.nxdomain;
   }
 
+  /** A cache miss: build the entry, and keep it when it belongs to a service. */
+  private resolve(cache: Map<string, Cached>, qname: string, qtype: number, zone: ZoneInfo): Entry {
+    if (zone.isReverse) return this.reverseOther(qname, zone);
+    const map: MapName = qtype === TYPE_A ? 'a' : qtype === TYPE_AAAA ? 'aaaa' : 'srv';
+    const entry = this.listed(map, qname, zone) ?? this.resolveMiss(qname, qtype, zone);
+    // Only names of a service are kept, with its view: a flood of random names must not push
+    // out real answers. With nested zones another zone's service could take a name over, so
+    // nothing is kept there.
+    const view = this.nestedZones ? undefined : this.viewOf(qname, zone);
+    if (view !== undefined) {
+      cache.set(qname, { entry, view });
+      if (cache.size > this.capacity) {
+        const oldest = cache.keys().next();
+        if (!oldest.done) cache.delete(oldest.value);
+      }
+    }
+    return entry;
+  }
+
+  /**
+   * The entry `qname` has in `map` (`null`: any map), built now, or undefined when no service
+   * lists the name. With nested forward zones (`svc.example.` inside `example.`) a name may be
+   * listed by a service of either zone: every zone is tried, the shortest winning.
+   */
+  private listed(map: MapName | null, qname: string, zone: ZoneInfo): Entry | undefined {
+    if (!this.nestedZones) {
+      const view = this.viewOf(qname, zone);
+      return view === undefined ? undefined : this.find(view, zone, map, qname)?.();
+    }
+    let found: (() => Entry) | undefined;
+    for (let i = this.forwardZones.length - 1; i >= 0; i--) {
+      const other = this.forwardZones[i]!;
+      if (!isUnder(qname, other)) continue;
+      const view = this.viewOf(qname, other);
+      found = (view === undefined ? undefined : this.find(view, other, map, qname)) ?? found;
+    }
+    return found?.();
+  }
+
+  /** The service whose name and namespace are the labels left of `svc` in `qname`, if any. */
+  private viewOf(qname: string, zone: ZoneInfo): ServiceView | undefined {
+    if (qname.length === zone.name.length) return undefined;
+    const end = qname.length - zone.suffix.length - 1;
+    // `<name>.<namespace>.svc` ends the relative name.
+    if (end < 4 || qname.charCodeAt(end - 1) !== 0x63 || qname.charCodeAt(end - 2) !== 0x76 || qname.charCodeAt(end - 3) !== 0x73 || qname.charCodeAt(end - 4) !== 0x2e) return undefined;
+    const nsDot = qname.lastIndexOf('.', end - 5);
+    if (nsDot < 0) return undefined;
+    const nameDot = qname.lastIndexOf('.', nsDot - 1);
+    return this.views.get(qname.slice(nameDot + 1, end - 4));
+  }
+
+  /** Walks the service's names in `zone` for `qname`. */
+  private find(view: ServiceView, zone: ZoneInfo, map: MapName | null, qname: string): (() => Entry) | undefined {
+    const service = view.service;
+    const finder = new Finder(map, qname);
+    const builder = new ServiceBuilder(this, service, zone, baseName(service, zone), finder);
+    if (service.type === 'Headless') builder.headless();
+    else builder.clusterSetIp();
+    return finder.make;
+  }
+
   private reverseOther(qname: string, zone: ZoneInfo): Answer {
     return this.ptr.has(qname) ? zone.nodata : zone.nxdomain;
   }
 
   /** Whether any record type exists at `qname` (never advances a balancer). */
   private exists(qname: string, zone: ZoneInfo): boolean {
-    if (this.a.has(qname) || this.aaaa.has(qname) || this.srv.has(qname) || this.txt.has(qname)) return true;
+    if (this.txt.has(qname) || this.listed(null, qname, zone) !== undefined) return true;
     return this.resolveMiss(qname, TYPE_A, zone).rcode === Rcode.NOERROR;
   }
 
-  /** Spec 3.1-3.5 for names that are not listed: parse once, then answer from the service summary. */
+  /** Spec 3.1-3.5 for names that are not listed: parse once, then answer from the service. */
   resolveMiss(qname: string, qtype: number, zone: ZoneInfo): Answer {
     if (this.txt.has(qname)) return zone.nodata;
     if (qname.length === zone.name.length || zone.name === '.' && qname === '.') return zone.nxdomain;
@@ -305,63 +403,54 @@ export class AnswerTable {
     if (extras > (qtype === TYPE_SRV ? 3 : 2)) return zone.nxdomain;
     // Spec 3.1 step 4: a family the cluster does not support is NODATA, decided before the lookup.
     if ((qtype === TYPE_A && !this.options.families.v4) || (qtype === TYPE_AAAA && !this.options.families.v6)) return zone.nodata;
-    const base = `${labels[n - 3]}.${labels[n - 2]}.svc.${zone.suffix}`;
-    const names = this.services.get(base);
-    if (!names) return zone.nxdomain;
+    const view = this.views.get(`${labels[n - 3]}.${labels[n - 2]}`);
+    if (!view) return zone.nxdomain;
+    const service = view.service;
     if (qtype === TYPE_SRV) {
-      if (extras === 2) return names.portMiss;
-      if (extras === 3) return names.srvClusters.has(labels[2]!) ? zone.nodata : zone.nxdomain;
+      // An unknown port: NODATA, or NXDOMAIN for a clusterset-IP service still waiting for its IP.
+      if (extras === 2) return service.type === 'ClusterSetIP' && noIpYet(service) ? zone.nxdomain : zone.nodata;
+      // `_p._t.<cluster>.<svc>` for an unknown port is NODATA when the cluster has SRV names.
+      if (extras === 3) return this.hasSrvCluster(service, labels[2]!) ? zone.nodata : zone.nxdomain;
       return extras === 0 ? zone.nodata : zone.nxdomain;
     }
-    if (extras === 2 && names.type === 'ClusterSetIP') {
+    if (extras === 2 && service.type === 'ClusterSetIP') {
       // Spec 3.3: `<anything>.<cluster>.<svc>` answers as `<cluster>.<svc>`; the host label is ignored.
-      const entry = (qtype === TYPE_A ? this.a : this.aaaa).get(`${labels[1]}.${base}`);
+      const make = this.find(view, zone, qtype === TYPE_A ? 'a' : 'aaaa', `${labels[1]}.${baseName(service, zone)}`);
+      const entry = make?.();
       if (entry?.kind === 'answer') return entry;
     }
     return extras === 0 ? zone.nodata : zone.nxdomain;
   }
 
-  // --- building ------------------------------------------------------------------------------
-
-  /** Replaces every entry of one service (`namespace/name`) with what the store holds now. */
-  private rebuild(key: string): void {
-    const old = this.owned.get(key);
-    if (old) this.drop(key, old);
-    const service = this.store.services.get(key);
-    if (!service) return;
-    const owned: OwnedKeys = { a: [], aaaa: [], srv: [], bases: [], ptr: [] };
-    for (const zone of this.forwardZones) {
-      const base = `${service.name.toLowerCase()}.${service.namespace.toLowerCase()}.svc.${zone.suffix}`;
-      const builder = new ServiceBuilder(this, service, zone, base, owned);
-      this.services.set(base, service.type === 'Headless' ? builder.headless() : builder.clusterSetIp());
-      owned.bases.push(base);
+  /** A cluster (lower-case) with SRV names: it has data in a supported family. */
+  private hasSrvCluster(service: Service, label: string): boolean {
+    const families = this.options.families;
+    for (const cluster of clustersOf(service)) {
+      if (cluster.toLowerCase() !== label) continue;
+      const v4 = families.v4 ? service.v4.clusters.get(cluster) : undefined;
+      const v6 = families.v6 ? service.v6.clusters.get(cluster) : undefined;
+      if (service.type === 'ClusterSetIP' ? (v4 ?? v6)?.records[0] !== undefined : v4 !== undefined || v6 !== undefined) return true;
     }
-    if (this.reverseZones.length > 0 && this.forwardZones.length > 0) this.addPtr(key, service, owned);
-    this.owned.set(key, owned);
+    return false;
   }
 
-  private drop(key: string, owned: OwnedKeys): void {
-    for (const name of owned.a) this.a.delete(name);
-    for (const name of owned.aaaa) this.aaaa.delete(name);
-    for (const name of owned.srv) this.srv.delete(name);
-    for (const base of owned.bases) this.services.delete(base);
-    for (const name of owned.ptr) {
+  // --- PTR -----------------------------------------------------------------------------------
+
+  /** Replaces the PTR names of one service; they are few and kept built, unlike the rest. */
+  private refreshPtr(key: string, service: Service | undefined): void {
+    for (const name of this.ownedPtr.get(key) ?? []) {
       const targets = this.ptrTargets.get(name);
       targets?.delete(key);
       this.setPtr(name, targets);
     }
-    this.owned.delete(key);
-  }
-
-  set(map: 'a' | 'aaaa' | 'srv', name: string, entry: Entry, owned: OwnedKeys): void {
-    this[map].set(name, entry);
-    owned[map].push(name);
+    this.ownedPtr.delete(key);
+    if (service) this.addPtr(key, service);
   }
 
   /** PTR for clusterset IPs, per-cluster service IPs and headless endpoints (KEP-1645 §DNS, PTR). */
-  private addPtr(key: string, service: Service, owned: OwnedKeys): void {
+  private addPtr(key: string, service: Service): void {
     const zone = this.forwardZones[0]!;
-    const base = `${service.name.toLowerCase()}.${service.namespace.toLowerCase()}.svc.${zone.suffix}`;
+    const base = baseName(service, zone);
     const targets = new Map<string, string[]>();
     const add = (ip: string, target: string): void => {
       const name = reverseName(ip);
@@ -377,13 +466,15 @@ export class AnswerTable {
         for (const record of data.records) add(record.ip, service.type === 'Headless' ? `${record.hostname}.${cluster}.${base}` : `${cluster}.${base}`);
       }
     }
+    const owned: string[] = [];
     for (const [name, list] of targets) {
       let byService = this.ptrTargets.get(name);
       if (!byService) this.ptrTargets.set(name, (byService = new Map()));
       byService.set(key, list);
       this.setPtr(name, byService);
-      owned.ptr.push(name);
+      owned.push(name);
     }
+    this.ownedPtr.set(key, owned);
   }
 
   private matchReverse(name: string): ZoneInfo | undefined {
@@ -402,7 +493,8 @@ export class AnswerTable {
     this.ptr.set(name, positive(writer, null, []));
   }
 
-  /** Shared by the builders. */
+  // --- shared by the builders ----------------------------------------------------------------
+
   servedCell(cluster: string): ServedCell {
     return this.options.servedCell(cluster);
   }
@@ -432,7 +524,31 @@ export class AnswerTable {
   }
 }
 
-/** The balancer walk of spec 3.3 step 4 over precomputed bodies. */
+function viewKey(name: string, namespace: string): string {
+  return `${name.toLowerCase()}.${namespace.toLowerCase()}`;
+}
+
+function baseName(service: Service, zone: ZoneInfo): string {
+  return `${service.name.toLowerCase()}.${service.namespace.toLowerCase()}.svc.${zone.suffix}`;
+}
+
+/** `name` is `zone` or below it. */
+function isUnder(name: string, zone: ZoneInfo): boolean {
+  if (zone.name === '.') return true;
+  return name.length === zone.name.length ? name === zone.name : name.endsWith(zone.name) && name.charCodeAt(name.length - zone.name.length - 1) === 0x2e;
+}
+
+/** A ClusterSetIP service that asks for a clusterset IP it does not have yet answers NXDOMAIN. */
+function noIpYet(service: Service): boolean {
+  return service.ips.length === 0 && service.clustersetIpWanted;
+}
+
+/** IPv4 clusters, then IPv6-only ones: the order names are enumerated in. */
+function clustersOf(service: Service): Set<string> {
+  return new Set([...service.v4.clusters.keys(), ...service.v6.clusters.keys()]);
+}
+
+/** The balancer walk of spec 3.3 step 4 over prebuilt bodies. */
 function pick(entry: Balanced): Answer {
   for (const stage of entry.stages) {
     if (stage.kind === 'answer') return stage;
@@ -465,7 +581,11 @@ interface SrvSource {
   readonly cluster: string;
 }
 
-/** Builds the entries of one service in one forward zone. */
+/**
+ * Enumerates the names of one service in one forward zone, in the order the table has always
+ * defined them (a later equal name wins), each with a function that builds its entry. Names are
+ * cheap to enumerate; only the entry asked for is built.
+ */
 class ServiceBuilder {
   private readonly zoneWire: number;
   private readonly clusterAddresses = { v4: new Map<string, Answer>(), v6: new Map<string, Answer>() };
@@ -475,23 +595,19 @@ class ServiceBuilder {
     private readonly service: Service,
     private readonly zone: ZoneInfo,
     private readonly base: string,
-    private readonly owned: OwnedKeys,
+    private readonly sink: NameSink,
   ) {
     this.zoneWire = zone.wire.length;
   }
 
   // --- ClusterSetIP (spec 3.3) ---------------------------------------------------------------
 
-  clusterSetIp(): ServiceNames {
-    const { service, table, zone, base } = this;
+  clusterSetIp(): void {
+    const { service, table, zone, base, sink } = this;
     const families = table.families;
-    const noIpYet = service.ips.length === 0 && service.clustersetIpWanted;
-    // One A/AAAA body per cluster serves both `<cluster>.<svc>` and the balancer's pick for `<svc>`.
-    for (const [family, answers] of [[service.v4, this.clusterAddresses.v4], [service.v6, this.clusterAddresses.v6]] as const) {
-      for (const [cluster, data] of family.clusters) answers.set(cluster, this.addressAnswer(data.records.slice(0, 1)));
-    }
-    if (families.v4) this.table.set('a', base, this.clustersetAddress('v4', noIpYet), this.owned);
-    if (families.v6) this.table.set('aaaa', base, this.clustersetAddress('v6', noIpYet), this.owned);
+    const waiting = noIpYet(service);
+    if (families.v4) sink.offer('a', base, () => this.clustersetAddress('v4', waiting));
+    if (families.v6) sink.offer('aaaa', base, () => this.clustersetAddress('v6', waiting));
 
     // Bare SRV and every `port.proto` variant share the family balancers with A (spec 4.2).
     const portQueries = new Map<string, PortQuery>();
@@ -505,48 +621,47 @@ class ServiceBuilder {
     if (service.ips.length > 0) addPorts(service.ports);
     else for (const family of this.supportedFamilies()) addPorts(family.mergedPorts);
     for (const [prefix, q] of [['', null] as const, ...[...portQueries].map(([p, q]) => [`${p}.`, q] as const)]) {
-      let entry: Entry;
-      if (service.ips.length > 0) {
-        entry = this.srvAnswer([{ target: base, ports: service.ports, cluster: '' }], q);
-      } else if (noIpYet) {
-        entry = zone.nxdomain;
-      } else {
-        entry = this.balanced(this.supportedFamilies(), (cluster, _data, family) => this.srvAnswer([{ target: base, ports: family.mergedPorts, cluster }], q));
-      }
-      this.table.set('srv', prefix + base, entry, this.owned);
+      sink.offer('srv', prefix + base, (): Entry => {
+        if (service.ips.length > 0) return this.srvAnswer([{ target: base, ports: service.ports, cluster: '' }], q);
+        if (waiting) return zone.nxdomain;
+        return this.balanced(this.supportedFamilies(), (cluster, _data, family) => this.srvAnswer([{ target: base, ports: family.mergedPorts, cluster }], q));
+      });
     }
 
     // Cluster-specific names ignore health and connectivity (spec 3.3 step 1).
-    const srvClusters = new Set<string>();
-    const clusters = new Set([...service.v4.clusters.keys(), ...service.v6.clusters.keys()]);
-    for (const cluster of clusters) {
+    for (const cluster of clustersOf(service)) {
       const name = `${cluster.toLowerCase()}.${base}`;
       const v4 = families.v4 ? service.v4.clusters.get(cluster) : undefined;
       const v6 = families.v6 ? service.v6.clusters.get(cluster) : undefined;
-      if (v4) this.table.set('a', name, this.clusterAddresses.v4.get(cluster)!, this.owned);
-      if (v6) this.table.set('aaaa', name, this.clusterAddresses.v6.get(cluster)!, this.owned);
+      if (v4) sink.offer('a', name, () => this.clusterAddress('v4', cluster, v4));
+      if (v6) sink.offer('aaaa', name, () => this.clusterAddress('v6', cluster, v6));
       // SRV tries the IPv4 state, then IPv6 (spec 3.3, Profile B).
       const record = (v4 ?? v6)?.records[0];
       if (!record) continue;
-      srvClusters.add(cluster.toLowerCase());
       const source: SrvSource = { target: name, ports: record.ports, cluster };
-      this.table.set('srv', name, this.srvAnswer([source], null), this.owned);
-      for (const q of portQueriesOf(record.ports)) this.table.set('srv', `${q[0]}.${q[1]}.${name}`, this.srvAnswer([source], q), this.owned);
+      sink.offer('srv', name, () => this.srvAnswer([source], null));
+      for (const q of portQueriesOf(record.ports)) sink.offer('srv', `${q[0]}.${q[1]}.${name}`, () => this.srvAnswer([source], q));
     }
-    return { type: 'ClusterSetIP', portMiss: noIpYet ? zone.nxdomain : zone.nodata, srvClusters };
+  }
+
+  /** One A/AAAA body per cluster serves both `<cluster>.<svc>` and the balancer's pick for `<svc>`. */
+  private clusterAddress(familyName: 'v4' | 'v6', cluster: string, data: ClusterData): Answer {
+    const answers = this.clusterAddresses[familyName];
+    let answer = answers.get(cluster);
+    if (!answer) answers.set(cluster, (answer = this.addressAnswer(data.records.slice(0, 1))));
+    return answer;
   }
 
   /** A or AAAA on the bare name: clusterset IPs, else local, else the balancer (spec 3.3 steps 2-5). */
-  private clustersetAddress(familyName: 'v4' | 'v6', noIpYet: boolean): Entry {
+  private clustersetAddress(familyName: 'v4' | 'v6', waiting: boolean): Entry {
     const { service, zone } = this;
     if (service.ips.length > 0) {
       // KEP-1645: A for the IPv4 clusterset IPs, AAAA for the IPv6 ones.
       const ips = service.ips.filter((ip) => (ip.includes(':') ? 'v6' : 'v4') === familyName);
       return ips.length > 0 ? this.addressAnswer(ips.map((ip) => ({ ip, ports: [], hostname: '', cluster: '' }))) : zone.nodata;
     }
-    if (noIpYet) return zone.nxdomain;
-    const answers = this.clusterAddresses[familyName];
-    return this.balanced([service.family(familyName)], (cluster) => answers.get(cluster)!);
+    if (waiting) return zone.nxdomain;
+    return this.balanced([service.family(familyName)], (cluster, data) => this.clusterAddress(familyName, cluster, data));
   }
 
   /** Stages for the families given: a healthy local cluster answers alone, else the family's balancer. */
@@ -577,46 +692,45 @@ class ServiceBuilder {
 
   // --- Headless (spec 3.4) -------------------------------------------------------------------
 
-  headless(): ServiceNames {
-    const { service, table, base } = this;
+  headless(): void {
+    const { service, table, base, sink } = this;
     const families = table.families;
     const connected = (family: FamilyData): DnsRecord[] => {
       const out: DnsRecord[] = [];
       for (const [cluster, data] of family.clusters) if (table.isConnected(cluster)) out.push(...data.records);
       return out;
     };
-    if (families.v4) table.set('a', base, this.addressAnswer(connected(service.v4)), this.owned);
-    if (families.v6) table.set('aaaa', base, this.addressAnswer(connected(service.v6)), this.owned);
-    const all = this.supportedFamilies().flatMap(connected);
-    this.setSrvFamily(base, all);
+    if (families.v4) sink.offer('a', base, () => this.addressAnswer(connected(service.v4)));
+    if (families.v6) sink.offer('aaaa', base, () => this.addressAnswer(connected(service.v6)));
+    this.offerSrvFamily(base, this.supportedFamilies().flatMap(connected));
 
-    const srvClusters = new Set<string>();
-    const clusters = new Set([...service.v4.clusters.keys(), ...service.v6.clusters.keys()]);
-    for (const cluster of clusters) {
+    for (const cluster of clustersOf(service)) {
       const name = `${cluster.toLowerCase()}.${base}`;
       const v4 = families.v4 ? service.v4.clusters.get(cluster) : undefined;
       const v6 = families.v6 ? service.v6.clusters.get(cluster) : undefined;
-      if (v4) table.set('a', name, this.addressAnswer(v4.records), this.owned);
-      if (v6) table.set('aaaa', name, this.addressAnswer(v6.records), this.owned);
+      if (v4) sink.offer('a', name, () => this.addressAnswer(v4.records));
+      if (v6) sink.offer('aaaa', name, () => this.addressAnswer(v6.records));
       if (!v4 && !v6) continue;
-      srvClusters.add(cluster.toLowerCase());
-      this.setSrvFamily(name, [...(v4?.records ?? []), ...(v6?.records ?? [])]);
+      this.offerSrvFamily(name, [...(v4?.records ?? []), ...(v6?.records ?? [])]);
+      // Host names only matter to a lookup of a name under this cluster's.
+      if (sink.target !== null && !sink.target.endsWith(`.${name}`)) continue;
       for (const [map, data] of [['a', v4], ['aaaa', v6]] as const) {
         if (!data) continue;
         // Host names are DNS labels; they are matched without regard to case, like every DNS name.
-        for (const [host, records] of data.byHost) table.set(map, `${host.toLowerCase()}.${name}`, this.addressAnswer(records), this.owned);
+        for (const [host, records] of byHost(data.records)) sink.offer(map, `${host.toLowerCase()}.${name}`, () => this.addressAnswer(records));
       }
     }
-    return { type: 'Headless', portMiss: this.zone.nodata, srvClusters };
   }
 
   /** SRV for `name` and every `port.proto.name` over headless records (targets name the record's host and cluster). */
-  private setSrvFamily(name: string, records: readonly DnsRecord[]): void {
-    const sources = records.map((record) => ({ target: `${record.hostname}.${record.cluster}.${this.base}`, ports: record.ports, cluster: record.cluster }));
-    this.table.set('srv', name, this.srvAnswer(sources, null), this.owned);
+  private offerSrvFamily(name: string, records: readonly DnsRecord[]): void {
+    let sources: SrvSource[] | undefined;
+    const sourcesOf = (): SrvSource[] =>
+      (sources ??= records.map((record) => ({ target: `${record.hostname}.${record.cluster}.${this.base}`, ports: record.ports, cluster: record.cluster })));
+    this.sink.offer('srv', name, () => this.srvAnswer(sourcesOf(), null));
     const queries = new Map<string, PortQuery>();
     for (const record of records) for (const q of portQueriesOf(record.ports)) queries.set(`${q[0]}.${q[1]}`, q);
-    for (const [prefix, q] of queries) this.table.set('srv', `${prefix}.${name}`, this.srvAnswer(sources, q), this.owned);
+    for (const [prefix, q] of queries) this.sink.offer('srv', `${prefix}.${name}`, () => this.srvAnswer(sourcesOf(), q));
   }
 
   // --- records -------------------------------------------------------------------------------
@@ -668,6 +782,17 @@ class ServiceBuilder {
     }
     return [...counts].map(([cluster, n]) => [this.table.servedCell(cluster), n] as const);
   }
+}
+
+/** Records by host name, in order of each name's first record. */
+function byHost(records: readonly DnsRecord[]): Map<string, DnsRecord[]> {
+  const out = new Map<string, DnsRecord[]>();
+  for (const record of records) {
+    const list = out.get(record.hostname);
+    if (list) list.push(record);
+    else out.set(record.hostname, [record]);
+  }
+  return out;
 }
 
 function portQueriesOf(ports: readonly Port[]): PortQuery[] {

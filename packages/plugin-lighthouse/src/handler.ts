@@ -1,5 +1,5 @@
 /**
- * The lighthouse handler: zone match, one map lookup, and a reply assembled from precomputed
+ * The lighthouse handler: zone match, one map lookup, and a reply assembled from cached
  * bytes (header with the client's ID, the client's question copied as sent, the answer body, the
  * SOA on negative answers, an OPT echo). No per-query list scans and no dns-packet encoding.
  */
@@ -47,14 +47,12 @@ export class Lighthouse implements Handler {
     } else {
       switch (req.qtype) {
         case TYPE_A:
-          answer = table.lookup(table.a, qname, TYPE_A, zone);
-          break;
         case TYPE_AAAA:
-          answer = table.lookup(table.aaaa, qname, TYPE_AAAA, zone);
+          answer = table.lookup(qname, req.qtype, zone);
           break;
         case TYPE_SRV:
           // Spec 3.2: `_http._tcp` and `http.tcp` are the same query; the table holds the bare form.
-          answer = table.lookup(table.srv, qname.includes('_') ? stripUnderscores(qname) : qname, TYPE_SRV, zone);
+          answer = table.lookup(qname.includes('_') ? stripUnderscores(qname) : qname, TYPE_SRV, zone);
           break;
         case TYPE_PTR:
           answer = table.lookupPtr(qname, zone);
@@ -98,11 +96,9 @@ const OPT_LENGTH = 11;
  */
 export function writeAnswer(req: Request, w: ResponseWriter, answer: Answer): number {
   const raw = req.raw;
-  let end = 12;
-  // The listener validated the question; a name at offset 12 has no compression pointers.
-  for (let length = raw[end]!; length !== 0 && length < 0x40; length = raw[end]!) end += length + 1;
-  const nameEnd = end + 1;
-  const questionEnd = nameEnd + 4;
+  // The question name ends 4 bytes (type, class) before the question does.
+  const questionEnd = req.questionEnd;
+  const nameEnd = questionEnd - 4;
   const zone = answer.soaZone;
   const soa = zone === null ? null : zone.soaTail;
   // EDNS options the client sent (cookies, NSID) are echoed by the server's scrub writer, so

@@ -2,7 +2,14 @@
  * The service model (spec 2.7) and how ServiceImport, EndpointSlice, Gateway and Submariner
  * objects change it (spec 2.2-2.6, 4.4). Both sources (the Kubernetes watch and the manifests
  * directory) feed the same sinks, so every ingest rule lives here once. The store knows nothing
- * about DNS: it tells its listeners which services changed, and the answer index rebuilds those.
+ * about DNS: it tells its listeners which services changed, and the answer table drops what it
+ * cached for those.
+ *
+ * Memory: objects are reduced to what answers need as they arrive (a slice keeps its ports,
+ * endpoint addresses, host names and readiness; a ServiceImport its type, IPs and ports), and the
+ * raw object is dropped whenever it has a resourceVersion (every object from the API server), so
+ * the store holds a few hundred bytes per slice rather than the parsed JSON. Strings repeated
+ * across objects (cluster ids, port lists) are shared.
  */
 import { dashedHostname, isPermittedAddress } from './addresses.js';
 import type { KubeObject, ObjectSink } from './kube/types.js';
@@ -39,25 +46,87 @@ export interface DnsRecord {
 /** What one cluster exports for a service in one IP family. */
 export interface ClusterData {
   readonly records: readonly DnsRecord[];
-  /** Records by host name (headless only), in record order. */
-  readonly byHost: ReadonlyMap<string, readonly DnsRecord[]>;
   /** ClusterSetIP: the slice's first endpoint is ready (or says nothing). Always true for headless. */
   readonly healthy: boolean;
 }
+
+/**
+ * A ClusterSetIP cluster: one record (the service IP), which is its own ClusterData, so the
+ * common case costs one small object rather than an object, an array and a record.
+ */
+class ServiceIpCluster implements ClusterData, DnsRecord {
+  constructor(
+    readonly ip: string,
+    readonly ports: readonly Port[],
+    readonly cluster: string,
+    readonly healthy: boolean,
+  ) {}
+
+  get hostname(): string {
+    return '';
+  }
+
+  /** Allocates: read when an answer is built, never per query. */
+  get records(): readonly DnsRecord[] {
+    return [this];
+  }
+}
+
+/** A headless cluster: every served endpoint of its slices. */
+interface HeadlessCluster extends ClusterData {
+  readonly records: DnsRecord[];
+}
+
+/** The balancer and merged ports of a family; both are only read when an answer is built. */
+interface Balancing {
+  readonly balancer: SmoothWeightedRoundRobin<string>;
+  readonly mergedPorts: readonly Port[];
+}
+
+const noBalancing: Balancing = { balancer: new SmoothWeightedRoundRobin<string>(), mergedPorts: [] };
 
 /** Per-family state of a service (Profile B keeps IPv4 and IPv6 apart). */
 export class FamilyData {
   /** Clusters in the order they first exported; the balancer follows this order. */
   readonly clusters = new Map<string, ClusterData>();
+  /**
+   * Undefined = "as a reset would make it from the clusters now": created on first use, so a
+   * service nobody asks for holds no balancer. Every change to `clusters` is either followed by
+   * {@link reset} or preceded by {@link settle}, which keeps that meaning exact.
+   */
+  private balancing: Balancing | undefined;
+
   /** ClusterSetIP: the ports every cluster exports identically (spec 3.6). */
-  mergedPorts: readonly Port[] = [];
+  get mergedPorts(): readonly Port[] {
+    return this.settle().mergedPorts;
+  }
+
   /** ClusterSetIP: replaced (reset) after every EndpointSlice change of the service (spec 4.2). */
-  balancer = new SmoothWeightedRoundRobin<string>();
+  get balancer(): SmoothWeightedRoundRobin<string> {
+    return this.settle().balancer;
+  }
+
+  /** Spec 4.2: merged ports and a fresh balancer in cluster order, from the clusters as they are now. */
+  reset(): void {
+    this.balancing = undefined;
+  }
+
+  /** Fixes the balancing state before `clusters` changes without a reset. */
+  settle(): Balancing {
+    if (this.balancing !== undefined) return this.balancing;
+    if (this.clusters.size === 0) return (this.balancing = noBalancing);
+    let merged: Port[] | undefined;
+    for (const cluster of this.clusters.values()) {
+      const ports = cluster.records[0]?.ports ?? [];
+      merged = merged === undefined ? [...ports] : merged.filter((p) => ports.some((q) => samePort(p, q)));
+    }
+    const balancer = new SmoothWeightedRoundRobin<string>();
+    for (const cluster of this.clusters.keys()) balancer.add(cluster, 1);
+    return (this.balancing = { balancer, mergedPorts: merged ?? [] });
+  }
 }
 
 const emptyFamily = new FamilyData();
-/** ClusterSetIP clusters have no host names; they share one empty map. */
-const noHosts: ReadonlyMap<string, readonly DnsRecord[]> = new Map();
 
 /** One `namespace/name` service and everything known about it. */
 export class Service {
@@ -106,12 +175,51 @@ export type StoreListener = (change: StoreChange) => void;
 /** Resource names used in metrics and logs. */
 export type ResourceName = 'serviceimports' | 'endpointslices' | 'gateways' | 'submariners';
 
+/**
+ * What decides whether a new version of an object changes anything: its resourceVersion, or
+ * (manifests, which have none) the object itself, compared by content. Only the latter keeps a
+ * raw object alive, and the manifests source holds those objects anyway.
+ */
+type Stamp = string | KubeObject;
+
+/** An endpoint as answers use it: addresses already filtered to the servable ones (spec 2.6). */
+interface Endpoint {
+  readonly addresses: readonly string[];
+  /** The endpoint's first address is a servable string (ClusterSetIP uses only that one). */
+  readonly firstServable: boolean;
+  readonly hostname: string;
+  /** `conditions.ready` is false (absent or anything else counts as ready). */
+  readonly notReady: boolean;
+}
+
+/** The slices of one service key, in the order they first arrived. */
+interface SliceGroup {
+  readonly key: string;
+  readonly slices: SliceInfo[];
+}
+
 interface SliceInfo {
   readonly id: string;
-  readonly key: string;
+  readonly group: SliceGroup;
   readonly cluster: string;
   readonly family: Family;
-  readonly object: KubeObject;
+  readonly stamp: Stamp;
+  readonly publishNotReady: boolean;
+  readonly ports: readonly Port[];
+  /** Null for an entry that is not an object (a ClusterSetIP slice starting with one is ignored). */
+  readonly endpoints: readonly (Endpoint | null)[];
+}
+
+/** A ServiceImport reduced to what the model uses. */
+interface ImportInfo {
+  readonly stamp: Stamp;
+  readonly namespace: string;
+  readonly name: string;
+  readonly ignored: boolean;
+  readonly type: ServiceType;
+  readonly ips: readonly string[];
+  readonly ports: readonly Port[];
+  readonly clustersetIpWanted: boolean;
 }
 
 /** The four sinks a source feeds; ServiceImports have one per API version. */
@@ -130,9 +238,11 @@ export class ServiceStore implements StoreSinks {
   /** Connectivity tracking is on only when a Submariner object exists (spec 4.4). */
   private submarinerCount = 0;
   private readonly connected = new Set<string>();
-  private readonly importsByVersion = new Map<string, Map<string, KubeObject>>();
+  private readonly importsByVersion = new Map<string, Map<string, ImportInfo>>();
   private readonly slices = new Map<string, SliceInfo>();
-  private readonly slicesByKey = new Map<string, Set<string>>();
+  private readonly slicesByKey = new Map<string, SliceGroup>();
+  /** Shared copies of strings and port lists that repeat across objects. */
+  private readonly shared = new Interner();
   private readonly gatewayObjects = new Map<string, KubeObject>();
   private readonly submarinerObjects = new Map<string, KubeObject>();
   private readonly listeners = new Set<StoreListener>();
@@ -247,37 +357,47 @@ export class ServiceStore implements StoreSinks {
 
   // --- ServiceImports (spec 2.2) -------------------------------------------------------------
 
-  private upsertImport(map: Map<string, KubeObject>, item: KubeObject): void {
+  private upsertImport(map: Map<string, ImportInfo>, item: KubeObject): void {
     const id = objectId(item);
     const previous = map.get(id);
-    if (previous && sameObject(previous, item)) return;
-    map.set(id, item);
+    if (previous && sameStamp(previous.stamp, item)) return;
+    map.set(id, this.describeImport(item));
     this.applyImport(id);
   }
 
   /** Applies the effective ServiceImport for `id`: v1beta1 when present, else v1alpha1. */
   private applyImport(id: string): void {
-    const object = this.importsByVersion.get('v1beta1')?.get(id) ?? this.importsByVersion.get('v1alpha1')?.get(id) ?? firstOf(this.importsByVersion, id);
-    if (object && !isIgnoredImport(object)) this.upsertService(object);
+    const info = this.importsByVersion.get('v1beta1')?.get(id) ?? this.importsByVersion.get('v1alpha1')?.get(id) ?? firstOf(this.importsByVersion, id);
+    if (info && !info.ignored) this.upsertService(info);
     else this.unexportService(id);
   }
 
-  private upsertService(object: KubeObject): void {
-    const namespace = object.metadata?.namespace ?? '';
-    const name = object.metadata?.name ?? '';
-    const key = `${namespace}/${name}`;
+  private describeImport(object: KubeObject): ImportInfo {
     // mcs-api v1beta1 moved the spec fields to the object's root; read either place.
     const spec = (asRecord(object['spec']) ?? object) as Record<string, unknown>;
-    const type: ServiceType = (spec['type'] ?? object['type']) === 'Headless' ? 'Headless' : 'ClusterSetIP';
+    return {
+      stamp: stampOf(object),
+      namespace: object.metadata?.namespace ?? '',
+      name: object.metadata?.name ?? '',
+      ignored: isIgnoredImport(object),
+      type: (spec['type'] ?? object['type']) === 'Headless' ? 'Headless' : 'ClusterSetIP',
+      ips: asArray(spec['ips'] ?? object['ips']).filter((ip): ip is string => typeof ip === 'string'),
+      ports: this.shared.ports(parsePorts(spec['ports'] ?? object['ports'])),
+      clustersetIpWanted: object.metadata?.annotations?.[annotationUseClustersetIp] === 'true',
+    };
+  }
+
+  private upsertService(info: ImportInfo): void {
+    const key = `${info.namespace}/${info.name}`;
     let service = this.services.get(key);
     const isNew = service === undefined;
-    if (!service) this.services.set(key, (service = new Service(namespace, name)));
-    const typeChanged = service.type !== type;
-    service.type = type;
-    service.ips = asArray(spec['ips'] ?? object['ips']).filter((ip): ip is string => typeof ip === 'string');
-    service.ports = parsePorts(spec['ports'] ?? object['ports']);
+    if (!service) this.services.set(key, (service = new Service(info.namespace, info.name)));
+    const typeChanged = service.type !== info.type;
+    service.type = info.type;
+    service.ips = info.ips;
+    service.ports = info.ports;
     service.exported = true;
-    service.clustersetIpWanted = object.metadata?.annotations?.[annotationUseClustersetIp] === 'true';
+    service.clustersetIpWanted = info.clustersetIpWanted;
     if (isNew || typeChanged) this.replaySlices(service, key);
     this.touch(key);
   }
@@ -292,14 +412,15 @@ export class ServiceStore implements StoreSinks {
 
   /** Rebuilds a service's cluster data from every current slice: on creation (slices that came first) and type changes. */
   private replaySlices(service: Service, key: string): void {
+    service.v4.settle();
     service.v4.clusters.clear();
-    if (service.v6 !== emptyFamily) service.v6.clusters.clear();
-    const ids = this.slicesByKey.get(key);
-    if (!ids) return;
-    for (const id of ids) {
-      const info = this.slices.get(id);
-      if (info) this.applySlice(service, info);
+    if (service.v6 !== emptyFamily) {
+      service.v6.settle();
+      service.v6.clusters.clear();
     }
+    const group = this.slicesByKey.get(key);
+    if (!group) return;
+    for (const info of group.slices) this.applySlice(service, info);
   }
 
   // --- EndpointSlices (spec 2.3) -------------------------------------------------------------
@@ -307,106 +428,132 @@ export class ServiceStore implements StoreSinks {
   private upsertSlice(object: KubeObject): void {
     const id = objectId(object);
     const previous = this.slices.get(id);
-    if (previous && sameObject(previous.object, object)) return;
-    const info = describeSlice(id, object);
-    if (previous && (!info || previous.key !== info.key || previous.cluster !== info.cluster || previous.family !== info.family)) {
+    if (previous && sameStamp(previous.stamp, object)) return;
+    const placed = placeSlice(object);
+    if (previous && (!placed || previous.group.key !== placed.key || previous.cluster !== placed.cluster || previous.family !== placed.family)) {
       this.removeSlice(previous);
     }
-    if (!info) return;
+    if (!placed) return;
+    let group = this.slicesByKey.get(placed.key);
+    if (!group) this.slicesByKey.set(placed.key, (group = { key: placed.key, slices: [] }));
+    const info = this.describeSlice(id, group, this.shared.string(placed.cluster), placed.family, object);
     this.slices.set(id, info);
-    let ids = this.slicesByKey.get(info.key);
-    if (!ids) this.slicesByKey.set(info.key, (ids = new Set()));
-    ids.add(id);
+    // A new version keeps its predecessor's place, as the Set of ids it replaces did.
+    const at = previous && previous.group === group ? group.slices.indexOf(previous) : -1;
+    if (at >= 0) group.slices[at] = info;
+    else group.slices.push(info);
     // Spec 2.3 rule 3: without its service the slice waits here and is applied when the ServiceImport arrives.
-    const service = this.services.get(info.key);
+    const service = this.services.get(placed.key);
     if (!service) return;
     this.applySlice(service, info);
-    this.touch(info.key);
+    this.touch(placed.key);
+  }
+
+  /** Reduces a slice to its ports and servable endpoints; the raw object is not kept. */
+  private describeSlice(id: string, group: SliceGroup, cluster: string, family: Family, object: KubeObject): SliceInfo {
+    const endpoints: (Endpoint | null)[] = [];
+    for (const value of asArray(object['endpoints'])) {
+      const endpoint = asRecord(value);
+      if (!endpoint) {
+        endpoints.push(null);
+        continue;
+      }
+      const raw = asArray(endpoint['addresses']);
+      const addresses: string[] = [];
+      for (const ip of raw) if (typeof ip === 'string' && isPermittedAddress(ip)) addresses.push(ip);
+      endpoints.push({
+        addresses,
+        firstServable: addresses.length > 0 && raw[0] === addresses[0],
+        hostname: typeof endpoint['hostname'] === 'string' ? endpoint['hostname'] : '',
+        notReady: asRecord(endpoint['conditions'])?.['ready'] === false,
+      });
+    }
+    return {
+      id,
+      group,
+      cluster,
+      family,
+      stamp: stampOf(object),
+      publishNotReady: object.metadata?.annotations?.[annotationPublishNotReady] === 'true',
+      ports: this.shared.ports(parsePorts(object['ports'])),
+      endpoints,
+    };
   }
 
   private removeSlice(info: SliceInfo): void {
     this.slices.delete(info.id);
-    const ids = this.slicesByKey.get(info.key);
-    ids?.delete(info.id);
-    if (ids?.size === 0) this.slicesByKey.delete(info.key);
-    const service = this.services.get(info.key);
+    const group = info.group;
+    const at = group.slices.indexOf(info);
+    if (at >= 0) group.slices.splice(at, 1);
+    if (group.slices.length === 0 && this.slicesByKey.get(group.key) === group) this.slicesByKey.delete(group.key);
+    const key = group.key;
+    const service = this.services.get(key);
     if (!service) return;
     const family = service.family(info.family);
     if (service.type === 'ClusterSetIP') {
+      // The cluster may end up removed without a reset (a successor slice without endpoints).
+      family.settle();
       family.clusters.delete(info.cluster);
       // A second slice for the same cluster and family (not something the agent writes) takes over.
-      const other = this.slicesOf(info.key, info.cluster, info.family).at(-1);
+      const other = this.slicesOf(key, info.cluster, info.family).at(-1);
       if (other) this.applySlice(service, other);
-      else resetBalancing(family);
+      else family.reset();
     } else {
-      this.rebuildHeadless(service, info.key, info.cluster, info.family);
+      this.rebuildHeadless(service, key, info.cluster, info.family);
     }
-    if (!service.exported && !service.hasClusterData) this.services.delete(info.key);
-    this.touch(info.key);
+    if (!service.exported && !service.hasClusterData) this.services.delete(key);
+    this.touch(key);
   }
 
   private applySlice(service: Service, info: SliceInfo): void {
     if (service.type === 'Headless') {
-      this.rebuildHeadless(service, info.key, info.cluster, info.family);
+      this.rebuildHeadless(service, info.group.key, info.cluster, info.family);
       return;
     }
     const family = service.family(info.family);
-    const endpoints = asArray(info.object['endpoints']);
     // Spec 2.3 rule 5: a slice with no endpoints is ignored and the cluster keeps its previous record.
-    const first = asRecord(endpoints[0]);
+    if (info.endpoints.length === 0) return;
+    const first = info.endpoints[0];
     if (!first) return;
-    const ip = asArray(first['addresses'])[0];
-    if (typeof ip !== 'string' || !isPermittedAddress(ip)) {
+    if (!first.firstServable) {
       family.clusters.delete(info.cluster);
     } else {
-      const ready = asRecord(first['conditions'])?.['ready'];
-      family.clusters.set(info.cluster, {
-        records: [{ ip, ports: parsePorts(info.object['ports']), hostname: '', cluster: info.cluster }],
-        byHost: noHosts,
-        healthy: ready !== false,
-      });
+      family.clusters.set(info.cluster, new ServiceIpCluster(first.addresses[0]!, info.ports, info.cluster, !first.notReady));
     }
-    resetBalancing(family);
+    family.reset();
   }
 
   /** Spec 2.3 rule 6: a headless cluster is rebuilt from all its current slices on every change. */
   private rebuildHeadless(service: Service, key: string, cluster: string, familyName: Family): void {
     const family = service.family(familyName);
+    // Headless changes never reset the balancer; fix what a later type change would still see.
+    family.settle();
     const slices = this.slicesOf(key, cluster, familyName);
     if (slices.length === 0) {
       family.clusters.delete(cluster);
       return;
     }
     const records: DnsRecord[] = [];
-    const byHost = new Map<string, DnsRecord[]>();
     const seen = new Set<string>();
-    for (const { object } of slices) {
-      const publishNotReady = object.metadata?.annotations?.[annotationPublishNotReady] === 'true';
-      const ports = parsePorts(object['ports']);
-      for (const value of asArray(object['endpoints'])) {
-        const endpoint = asRecord(value);
+    for (const info of slices) {
+      for (const endpoint of info.endpoints) {
         if (!endpoint) continue;
-        if (asRecord(endpoint['conditions'])?.['ready'] === false && !publishNotReady) continue;
-        const hostname = typeof endpoint['hostname'] === 'string' ? endpoint['hostname'] : '';
-        for (const ip of asArray(endpoint['addresses'])) {
-          if (typeof ip !== 'string' || seen.has(ip) || !isPermittedAddress(ip)) continue;
+        if (endpoint.notReady && !info.publishNotReady) continue;
+        for (const ip of endpoint.addresses) {
+          if (seen.has(ip)) continue;
           seen.add(ip);
-          const record: DnsRecord = { ip, ports, hostname: hostname || dashedHostname(ip), cluster };
-          records.push(record);
-          const list = byHost.get(record.hostname);
-          if (list) list.push(record);
-          else byHost.set(record.hostname, [record]);
+          records.push({ ip, ports: info.ports, hostname: endpoint.hostname || dashedHostname(ip), cluster });
         }
       }
     }
-    family.clusters.set(cluster, { records, byHost, healthy: true });
+    const data: HeadlessCluster = { records, healthy: true };
+    family.clusters.set(cluster, data);
   }
 
   private slicesOf(key: string, cluster: string, family: Family): SliceInfo[] {
     const out: SliceInfo[] = [];
-    for (const id of this.slicesByKey.get(key) ?? []) {
-      const info = this.slices.get(id);
-      if (info && info.cluster === cluster && info.family === family) out.push(info);
+    for (const info of this.slicesByKey.get(key)?.slices ?? []) {
+      if (info.cluster === cluster && info.family === family) out.push(info);
     }
     return out;
   }
@@ -416,7 +563,7 @@ export class ServiceStore implements StoreSinks {
   private upsertGateway(object: KubeObject): void {
     const id = objectId(object);
     const previous = this.gatewayObjects.get(id);
-    if (previous && sameObject(previous, object)) return;
+    if (previous && sameStamp(previous, object)) return;
     this.gatewayObjects.set(id, object);
     const status = asRecord(object['status']) ?? {};
     const entries: [string, unknown][] = [];
@@ -472,19 +619,6 @@ export class ServiceStore implements StoreSinks {
   }
 }
 
-/** Merged ports (spec 3.6) and a fresh balancer in cluster order (spec 4.2 reset). */
-function resetBalancing(family: FamilyData): void {
-  let merged: Port[] | undefined;
-  for (const cluster of family.clusters.values()) {
-    const ports = cluster.records[0]?.ports ?? [];
-    merged = merged === undefined ? [...ports] : merged.filter((p) => ports.some((q) => samePort(p, q)));
-  }
-  family.mergedPorts = merged ?? [];
-  const balancer = new SmoothWeightedRoundRobin<string>();
-  for (const cluster of family.clusters.keys()) balancer.add(cluster, 1);
-  family.balancer = balancer;
-}
-
 function samePort(a: Port, b: Port): boolean {
   return a.name === b.name && a.protocol === b.protocol && a.port === b.port && a.appProtocol === b.appProtocol;
 }
@@ -495,7 +629,7 @@ function isIgnoredImport(object: KubeObject): boolean {
 }
 
 /** Spec 2.3 rules 1-2: the labels that place a slice, or undefined when it must be ignored. */
-function describeSlice(id: string, object: KubeObject): SliceInfo | undefined {
+function placeSlice(object: KubeObject): { key: string; cluster: string; family: Family } | undefined {
   const labels = object.metadata?.labels;
   const name = labels?.[labelServiceName];
   const namespace = labels?.[labelSourceNamespace];
@@ -505,8 +639,40 @@ function describeSlice(id: string, object: KubeObject): SliceInfo | undefined {
   const addressType = object['addressType'];
   const family: Family | undefined = addressType === 'IPv6' ? 'v6' : addressType === 'IPv4' || addressType === undefined ? 'v4' : undefined;
   if (!family) return undefined;
-  return { id, key: `${namespace}/${name}`, cluster, family, object };
+  return { key: `${namespace}/${name}`, cluster, family };
 }
+
+/**
+ * Shares strings and port lists that repeat across objects: every slice of a cluster would
+ * otherwise hold its own copy of the cluster id and of an identical port list. Bounded: past
+ * the limit it starts over, which only costs sharing, never correctness.
+ */
+class Interner {
+  private static readonly limit = 10_000;
+  private readonly strings = new Map<string, string>();
+  private readonly portLists = new Map<string, readonly Port[]>();
+
+  string(value: string): string {
+    const known = this.strings.get(value);
+    if (known !== undefined) return known;
+    if (this.strings.size >= Interner.limit) this.strings.clear();
+    this.strings.set(value, value);
+    return value;
+  }
+
+  ports(ports: Port[]): readonly Port[] {
+    if (ports.length === 0) return noPorts;
+    let key = '';
+    for (const p of ports) key += `${p.name}\0${p.protocol}\0${p.port}\0${p.appProtocol}\0`;
+    const known = this.portLists.get(key);
+    if (known !== undefined) return known;
+    if (this.portLists.size >= Interner.limit) this.portLists.clear();
+    this.portLists.set(key, ports);
+    return ports;
+  }
+}
+
+const noPorts: readonly Port[] = [];
 
 /** Spec 2.4: missing fields become empty strings or 0. */
 export function parsePorts(value: unknown): Port[] {
@@ -528,10 +694,10 @@ function objectId(object: KubeObject): string {
   return `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
 }
 
-function firstOf(maps: Map<string, Map<string, KubeObject>>, id: string): KubeObject | undefined {
+function firstOf(maps: Map<string, Map<string, ImportInfo>>, id: string): ImportInfo | undefined {
   for (const map of maps.values()) {
-    const object = map.get(id);
-    if (object) return object;
+    const info = map.get(id);
+    if (info) return info;
   }
   return undefined;
 }
@@ -544,12 +710,19 @@ function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
+function stampOf(object: KubeObject): Stamp {
+  const version: unknown = object.metadata?.resourceVersion;
+  return typeof version === 'string' ? version : object;
+}
+
 /** Same resourceVersion, or (manifests, which have none) the same content. */
-function sameObject(a: KubeObject, b: KubeObject): boolean {
-  const va = a.metadata?.resourceVersion;
-  const vb = b.metadata?.resourceVersion;
-  if (va !== undefined && vb !== undefined) return va === vb;
-  return deepEqual(a, b);
+function sameStamp(stamp: Stamp, object: KubeObject): boolean {
+  const version = object.metadata?.resourceVersion;
+  // A versioned object never equals one without a version: their metadata differ.
+  if (typeof stamp === 'string') return version === stamp;
+  const kept = stamp.metadata?.resourceVersion;
+  if (kept !== undefined && version !== undefined) return kept === version;
+  return deepEqual(stamp, object);
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {

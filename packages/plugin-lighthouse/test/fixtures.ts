@@ -249,14 +249,14 @@ export interface Looked {
   readonly data: string[];
 }
 
-export function model(options: { clusterId?: string; families?: { v4: boolean; v6: boolean }; zones?: string[] } = {}): Model {
+export function model(options: { clusterId?: string; families?: { v4: boolean; v6: boolean }; zones?: string[]; cacheCapacity?: number } = {}): Model {
   const store = new ServiceStore(options.clusterId ?? '');
   const table = new AnswerTable(store, {
     zones: options.zones ?? ['clusterset.local.'],
     ttlSeconds: 5,
     families: options.families ?? { v4: true, v6: false },
     servedCell: () => ({ value: 0 }),
-  });
+  }, options.cacheCapacity === undefined ? {} : { cacheCapacity: options.cacheCapacity });
   table.open();
   const sinkOf = (object: KubeObject): ObjectSink => {
     switch (object.kind) {
@@ -280,8 +280,7 @@ export function model(options: { clusterId?: string; families?: { v4: boolean; v
       const zone = table.matchZone(qname);
       assert.ok(zone, `${name} is in a zone`);
       const qtype = type === 'A' ? 1 : type === 'AAAA' ? 28 : 33;
-      const map = type === 'A' ? table.a : type === 'AAAA' ? table.aaaa : table.srv;
-      const answer = table.lookup(map, type === 'SRV' ? qname.replace(/(^|\.)_/g, '$1') : qname, qtype, zone);
+      const answer = table.lookup(type === 'SRV' ? qname.replace(/(^|\.)_/g, '$1') : qname, qtype, zone);
       const header = Buffer.alloc(12);
       header.writeUInt16BE(0x8400 | answer.rcode, 2);
       header.writeUInt16BE(1, 4);
