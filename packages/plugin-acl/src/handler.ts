@@ -3,9 +3,8 @@
  * filters or drops it. Rules are tried in file order; inside a rule the first matching policy
  * decides; a query no policy matches goes on to the next plugin.
  */
-import { matchZone, nextOrFailure, Rcode, replyTo } from '@foghorn/core';
+import { edeOption, matchZone, nextOrFailure, Rcode, replyOpt, replyTo } from '@foghorn/core';
 import type { Handler, HandlerResult, Logger, Request, ResponseWriter } from '@foghorn/core';
-import type { OptAnswer } from 'dns-packet';
 import { networkContains, parseClientAddress } from './address.js';
 import type { AddressWords, Network } from './address.js';
 import type { AclMetrics } from './metrics.js';
@@ -15,9 +14,6 @@ import type { AclAction, AclPolicy, AclRule } from './setup.js';
 export const EDE_BLOCKED = 15;
 /** RFC 8914 §4.18: "Filtered", what CoreDNS attaches to a filtered query's empty NOERROR. */
 export const EDE_FILTERED = 17;
-
-/** RFC 8914 §2: the EDNS option code of an Extended DNS Error. */
-const EDNS_OPTION_EDE = 15;
 
 /** The `view` label: Foghorn has no *view* plugin yet, so it is always empty, as in CoreDNS without views. */
 const noView = '';
@@ -94,22 +90,8 @@ export class Acl implements Handler {
    */
   private reply(req: Request, rcode: number, ede: number): ReturnType<typeof replyTo> {
     const msg = replyTo(req, rcode);
-    if (req.hasEdns) {
-      const opt: OptAnswer = {
-        type: 'OPT',
-        name: '.',
-        // The writer's EDNS scrub replaces size and DO with the client's.
-        udpPayloadSize: req.udpSize,
-        extendedRcode: 0,
-        ednsVersion: 0,
-        flags: 0,
-        flag_do: false,
-        // RFC 8914 §2: INFO-CODE (16 bits) and an optional EXTRA-TEXT, which CoreDNS leaves empty.
-        // dns-packet's option types list no EDE, so the raw form goes through a cast.
-        options: [{ code: EDNS_OPTION_EDE, data: Buffer.from([ede >> 8, ede & 0xff]) }] as unknown as OptAnswer['options'],
-      };
-      msg.additionals = [opt];
-    }
+    // RFC 8914 §2: CoreDNS leaves the EXTRA-TEXT empty.
+    if (req.hasEdns) msg.additionals = [replyOpt(req, { options: [edeOption(ede)] })];
     return msg;
   }
 }

@@ -2,8 +2,8 @@
  * The acl plugin's metrics, named and labelled as CoreDNS's `plugin/acl/metrics.go`. Allowed
  * queries carry no `zone` label there (they may match no rule, hence no zone), so not here either.
  */
-import { Counter } from 'prom-client';
-import type { Registry } from 'prom-client';
+import { counter } from '@foghorn/core';
+import type { Counter, Registry } from 'prom-client';
 
 export interface AclMetrics {
   /** `coredns_acl_blocked_requests_total{server, zone, view}` */
@@ -16,11 +16,6 @@ export interface AclMetrics {
   readonly dropped: Counter<'server' | 'zone' | 'view'>;
 }
 
-function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Counter<L> {
-  const existing = registry.getSingleMetric(name) as Counter<L> | undefined;
-  return existing ?? new Counter({ name, help, labelNames, registers: [registry] });
-}
-
 /**
  * Creates the metrics in `registry`, or returns the ones already there, so several `acl` blocks
  * and reloads never hit "already registered".
@@ -28,9 +23,9 @@ function counter<L extends string>(registry: Registry, name: string, help: strin
 export function createAclMetrics(registry: Registry): AclMetrics {
   const zoned = ['server', 'zone', 'view'] as const;
   return {
-    blocked: counter(registry, 'coredns_acl_blocked_requests_total', 'Counter of DNS requests being blocked.', zoned),
-    filtered: counter(registry, 'coredns_acl_filtered_requests_total', 'Counter of DNS requests being filtered.', zoned),
-    allowed: counter(registry, 'coredns_acl_allowed_requests_total', 'Counter of DNS requests being allowed.', ['server', 'view'] as const),
-    dropped: counter(registry, 'coredns_acl_dropped_requests_total', 'Counter of DNS requests being dropped.', zoned),
+    blocked: counter(registry, { name: 'coredns_acl_blocked_requests_total', help: 'Counter of DNS requests being blocked.', labelNames: zoned }),
+    filtered: counter(registry, { name: 'coredns_acl_filtered_requests_total', help: 'Counter of DNS requests being filtered.', labelNames: zoned }),
+    allowed: counter(registry, { name: 'coredns_acl_allowed_requests_total', help: 'Counter of DNS requests being allowed.', labelNames: ['server', 'view'] }),
+    dropped: counter(registry, { name: 'coredns_acl_dropped_requests_total', help: 'Counter of DNS requests being dropped.', labelNames: zoned }),
   };
 }

@@ -6,7 +6,8 @@
  * (server, zones) pair; a query then costs a property increment. The registry reads the cells
  * through `get()`, exactly as it reads prom-client metrics.
  */
-import type { Metric, Registry } from 'prom-client';
+import { registerCollector } from '@foghorn/core';
+import type { Registry } from 'prom-client';
 
 /** One row of a counter or gauge: the hot path writes `value`. */
 export interface Cell {
@@ -59,16 +60,8 @@ export class CellVec {
   }
 }
 
-function register(registry: Registry, vec: CellVec): CellVec {
-  const existing: unknown = registry.getSingleMetric(vec.name);
-  if (existing === undefined) {
-    // prom-client types registerMetric for its own classes; the registry only calls name,
-    // get() and reset(), which CellVec implements.
-    registry.registerMetric(vec as unknown as Metric);
-    return vec;
-  }
-  if (typeof existing === 'object' && existing !== null && brand in existing) return existing as CellVec;
-  throw new Error(`metric ${vec.name} is already registered as a different collector`);
+function isCellVec(existing: unknown): existing is CellVec {
+  return typeof existing === 'object' && existing !== null && brand in existing;
 }
 
 /** Every cache metric. Labels: server, [type,] zones, view. */
@@ -100,7 +93,7 @@ const plain = ['server', 'zones', 'view'];
  */
 export function createCacheMetrics(registry: Registry): CacheMetrics {
   const vec = (name: string, help: string, type: 'counter' | 'gauge', labels: readonly string[]): CellVec =>
-    register(registry, new CellVec(name, help, type, labels));
+    registerCollector(registry, new CellVec(name, help, type, labels), isCellVec);
   return {
     entries: vec('coredns_cache_entries', 'The number of elements in the cache.', 'gauge', withType),
     requests: vec('coredns_cache_requests_total', 'The count of cache requests.', 'counter', plain),

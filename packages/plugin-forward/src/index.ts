@@ -25,7 +25,7 @@ export { defaultExpireMs, defaultHealthCheckIntervalMs, defaultMaxFails, default
 export type { ForwardOptions, Policy, TlsFiles } from './setup.js';
 export { defaultBudgetMs, Forward } from './handler.js';
 export type { ForwardRuntime } from './handler.js';
-export { createForwardMetrics, durationBuckets } from './metrics.js';
+export { createForwardMetrics } from './metrics.js';
 export type { ForwardMetrics } from './metrics.js';
 export { Proxy } from './proxy.js';
 export { createPolicy, RandomPolicy, RoundRobinPolicy, SequentialPolicy } from './policy.js';

@@ -4,11 +4,8 @@
  * per-upstream metrics are `coredns_proxy_*` with `proxy_name="forward"`; the older
  * `coredns_forward_requests_total` and friends no longer exist there, so they are not exported here.
  */
-import { Counter, Histogram } from 'prom-client';
-import type { Registry } from 'prom-client';
-
-/** CoreDNS's `plugin.TimeBuckets`: 0.00025·2ⁱ s for i = 0..15 (0.25 ms … 8.192 s). */
-export const durationBuckets: readonly number[] = Array.from({ length: 16 }, (_, i) => 0.00025 * 2 ** i);
+import { counter, histogram, timeBuckets } from '@foghorn/core';
+import type { Counter, Histogram, Registry } from 'prom-client';
 
 /** The metric objects, shared by every forward in the process. */
 export interface ForwardMetrics {
@@ -26,40 +23,37 @@ export interface ForwardMetrics {
   readonly connCacheMisses: Counter<'proxy_name' | 'to' | 'proto'>;
 }
 
-function counter<T extends string>(registry: Registry, name: string, help: string, labelNames: readonly T[]): Counter<T> {
-  const existing = registry.getSingleMetric(name);
-  if (existing === undefined) return new Counter<T>({ name, help, labelNames, registers: [registry] });
-  if (existing instanceof Counter) return existing as Counter<T>;
-  throw new Error(`metric ${name} is already registered as a different collector`);
-}
-
-function histogram<T extends string>(registry: Registry, name: string, help: string, labelNames: readonly T[]): Histogram<T> {
-  const existing = registry.getSingleMetric(name);
-  if (existing === undefined) return new Histogram<T>({ name, help, labelNames, buckets: [...durationBuckets], registers: [registry] });
-  if (existing instanceof Histogram) return existing as Histogram<T>;
-  throw new Error(`metric ${name} is already registered as a different collector`);
-}
-
 /**
  * Creates the metrics in `registry`, or returns the ones already there: safe on every reload and
  * for every server block.
  */
 export function createForwardMetrics(registry: Registry): ForwardMetrics {
   return {
-    healthcheckBroken: counter(registry, 'coredns_forward_healthcheck_broken_total', 'Counter of the number of complete failures of the healthchecks.', []),
-    maxConcurrentRejects: counter(
-      registry,
-      'coredns_forward_max_concurrent_rejects_total',
-      'Counter of the number of queries rejected because the concurrent queries were at maximum.',
-      [],
-    ),
-    requestDuration: histogram(registry, 'coredns_proxy_request_duration_seconds', 'Histogram of the time each request took.', ['proxy_name', 'to', 'rcode']),
-    healthcheckFailures: counter(registry, 'coredns_proxy_healthcheck_failures_total', 'Counter of the number of failed healthchecks.', ['proxy_name', 'to']),
-    connCacheHits: counter(registry, 'coredns_proxy_conn_cache_hits_total', 'Counter of connection cache hits per upstream and protocol.', ['proxy_name', 'to', 'proto']),
-    connCacheMisses: counter(registry, 'coredns_proxy_conn_cache_misses_total', 'Counter of connection cache misses per upstream and protocol.', [
-      'proxy_name',
-      'to',
-      'proto',
-    ]),
+    healthcheckBroken: counter(registry, { name: 'coredns_forward_healthcheck_broken_total', help: 'Counter of the number of complete failures of the healthchecks.' }),
+    maxConcurrentRejects: counter(registry, {
+      name: 'coredns_forward_max_concurrent_rejects_total',
+      help: 'Counter of the number of queries rejected because the concurrent queries were at maximum.',
+    }),
+    requestDuration: histogram(registry, {
+      name: 'coredns_proxy_request_duration_seconds',
+      help: 'Histogram of the time each request took.',
+      labelNames: ['proxy_name', 'to', 'rcode'],
+      buckets: [...timeBuckets],
+    }),
+    healthcheckFailures: counter(registry, {
+      name: 'coredns_proxy_healthcheck_failures_total',
+      help: 'Counter of the number of failed healthchecks.',
+      labelNames: ['proxy_name', 'to'],
+    }),
+    connCacheHits: counter(registry, {
+      name: 'coredns_proxy_conn_cache_hits_total',
+      help: 'Counter of connection cache hits per upstream and protocol.',
+      labelNames: ['proxy_name', 'to', 'proto'],
+    }),
+    connCacheMisses: counter(registry, {
+      name: 'coredns_proxy_conn_cache_misses_total',
+      help: 'Counter of connection cache misses per upstream and protocol.',
+      labelNames: ['proxy_name', 'to', 'proto'],
+    }),
   };
 }

@@ -13,7 +13,7 @@ export { defaultHealthAddress, defaultLameduckMs, healthListeners, parseHealth, 
 export type { HealthListener, HealthOptions } from './setup.js';
 export { defaultProbeIntervalMs, HealthEndpoint } from './endpoint.js';
 export type { HealthEndpointOptions } from './endpoint.js';
-export { createHealthMetrics, healthDurationBuckets } from './metrics.js';
+export { createHealthMetrics } from './metrics.js';
 export type { HealthMetrics } from './metrics.js';
 export { splitHostPort } from '@foghorn/core';
 export type { HostPort } from '@foghorn/core';

@@ -2,11 +2,8 @@
  * The health plugin's metrics (spec 3.6). They have no `server` label: a slow self-probe is a
  * symptom of the whole process, not of one server block.
  */
-import { Counter, Histogram } from 'prom-client';
-import type { Registry } from 'prom-client';
-
-/** CoreDNS's `plugin.SlimTimeBuckets`, in seconds. */
-export const healthDurationBuckets: readonly number[] = [0.00025, 0.0025, 0.025, 0.25, 2.5];
+import { counter, histogram, slimTimeBuckets } from '@foghorn/core';
+import type { Counter, Histogram, Registry } from 'prom-client';
 
 export interface HealthMetrics {
   /** `coredns_health_request_duration_seconds`: how long each self-probe of /health took. */
@@ -20,20 +17,13 @@ export interface HealthMetrics {
  * reload or two plugins sharing a registry never hit "already registered".
  */
 export function createHealthMetrics(registry: Registry): HealthMetrics {
-  const duration =
-    (registry.getSingleMetric('coredns_health_request_duration_seconds') as Histogram | undefined) ??
-    new Histogram({
+  return {
+    duration: histogram(registry, {
       name: 'coredns_health_request_duration_seconds',
       help: 'Histogram of the time (in seconds) each request took.',
-      buckets: [...healthDurationBuckets],
-      registers: [registry],
-    });
-  const failures =
-    (registry.getSingleMetric('coredns_health_request_failures_total') as Counter | undefined) ??
-    new Counter({
-      name: 'coredns_health_request_failures_total',
-      help: 'The number of times the health check failed.',
-      registers: [registry],
-    });
-  return { duration, failures };
+      // CoreDNS's `plugin.SlimTimeBuckets`.
+      buckets: [...slimTimeBuckets],
+    }),
+    failures: counter(registry, { name: 'coredns_health_request_failures_total', help: 'The number of times the health check failed.' }),
+  };
 }

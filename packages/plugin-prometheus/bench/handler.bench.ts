@@ -5,12 +5,12 @@
  *
  *   npx tsc -b packages/plugin-prometheus && node packages/plugin-prometheus/dist/bench/handler.bench.js
  */
-import { Request } from '@foghorn/core';
+import { Request, timeBuckets } from '@foghorn/core';
 import type { Handler, ResponseWriter } from '@foghorn/core';
 import { Whoami } from '@foghorn/plugin-whoami';
 import { makeQuery } from '@foghorn/testkit';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { createDnsMetrics, durationBuckets, Prometheus, sizeBuckets } from '../src/index.js';
+import { createDnsMetrics, Prometheus, sizeBuckets } from '../src/index.js';
 
 const iterations = Number(process.env.ITERATIONS ?? 100_000);
 const rounds = 5;
@@ -42,7 +42,7 @@ const chained: Handler = new Prometheus('prometheus', new Whoami(), createDnsMet
 const registry = new Registry();
 const requests = new Counter({ name: 'r', help: 'h', labelNames: ['server', 'zone', 'view', 'proto', 'family', 'type'], registers: [registry] });
 const responses = new Counter({ name: 'rc', help: 'h', labelNames: ['server', 'zone', 'view', 'rcode', 'plugin'], registers: [registry] });
-const duration = new Histogram({ name: 'd', help: 'h', labelNames: ['server', 'zone', 'view'], buckets: [...durationBuckets], registers: [registry] });
+const duration = new Histogram({ name: 'd', help: 'h', labelNames: ['server', 'zone', 'view'], buckets: [...timeBuckets], registers: [registry] });
 const reqSize = new Histogram({ name: 'q', help: 'h', labelNames: ['server', 'zone', 'view', 'proto'], buckets: [...sizeBuckets], registers: [registry] });
 const respSize = new Histogram({ name: 's', help: 'h', labelNames: ['server', 'zone', 'view', 'proto'], buckets: [...sizeBuckets], registers: [registry] });
 // Children resolved once, as the brief suggests for prom-client.

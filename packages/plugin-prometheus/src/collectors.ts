@@ -12,7 +12,8 @@
  *                                 ▲
  *   serveDNS ─► cell.value += 1 ──┘ (cells are the rows; nothing is copied per query)
  */
-import type { Metric, Registry } from 'prom-client';
+import { registerCollector } from '@foghorn/core';
+import type { Registry } from 'prom-client';
 
 /** One counter row: the hot path adds to `value`. */
 export interface CounterCell {
@@ -180,13 +181,5 @@ function isVec(value: unknown): value is Vec<unknown> {
  * Throws when the name is taken by a metric of another kind.
  */
 export function registerVec<T extends CounterVec | HistogramVec>(registry: Registry, vec: T): T {
-  const existing: unknown = registry.getSingleMetric(vec.name);
-  if (existing === undefined) {
-    // prom-client types registerMetric for its own classes; the registry only calls name,
-    // get() and reset(), which a Vec implements.
-    registry.registerMetric(vec as unknown as Metric);
-    return vec;
-  }
-  if (isVec(existing) && existing.type === vec.type) return existing as T;
-  throw new Error(`metric ${vec.name} is already registered as a different collector`);
+  return registerCollector(registry, vec, (existing): existing is T => isVec(existing) && existing.type === vec.type);
 }

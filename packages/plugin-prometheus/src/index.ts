@@ -14,7 +14,7 @@ export { defaultAddress, parsePrometheus, setup } from './setup.js';
 export type { PrometheusOptions } from './setup.js';
 export { metricsListeners } from './endpoint.js';
 export type { ListenAddress, MetricsListenerInfo } from './endpoint.js';
-export { createDnsMetrics, durationBuckets, sizeBuckets } from './metrics.js';
+export { createDnsMetrics, sizeBuckets } from './metrics.js';
 export type { DnsMetrics } from './metrics.js';
 export { Prometheus, typeLabel } from './handler.js';
 export { CounterVec, HistogramVec } from './collectors.js';

@@ -4,12 +4,10 @@
  * core server registers it in the same registry, so it is exported all the same.
  */
 import { readFileSync } from 'node:fs';
-import { collectDefaultMetrics, Gauge } from 'prom-client';
-import type { Registry } from 'prom-client';
+import { gauge, timeBuckets } from '@foghorn/core';
+import { collectDefaultMetrics } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
 import { CounterVec, HistogramVec, registerVec } from './collectors.js';
-
-/** CoreDNS's `plugin.TimeBuckets`: 0.00025·2ⁱ s for i = 0..15 (0.25 ms … 8.192 s). */
-export const durationBuckets: readonly number[] = Array.from({ length: 16 }, (_, i) => 0.00025 * 2 ** i);
 
 /** CoreDNS's request and response size buckets, in bytes. */
 export const sizeBuckets: readonly number[] = [0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3];
@@ -32,13 +30,6 @@ export interface DnsMetrics {
   readonly pluginEnabled: Gauge<'server' | 'zone' | 'view' | 'name'>;
   /** `coredns_build_info{version, revision, goversion}` */
   readonly buildInfo: Gauge<'version' | 'revision' | 'goversion'>;
-}
-
-function gauge<T extends string>(registry: Registry, name: string, help: string, labelNames: readonly T[]): Gauge<T> {
-  const existing = registry.getSingleMetric(name);
-  if (existing === undefined) return new Gauge<T>({ name, help, labelNames, registers: [registry] });
-  if (existing instanceof Gauge) return existing as Gauge<T>;
-  throw new Error(`metric ${name} is already registered as a different collector`);
 }
 
 /**
@@ -64,7 +55,7 @@ export function createDnsMetrics(registry: Registry): DnsMetrics {
         'coredns_dns_request_duration_seconds',
         'Histogram of the time (in seconds) each request took per zone.',
         ['server', 'zone', 'view'],
-        durationBuckets,
+        timeBuckets,
       ),
     ),
     requestSize: registerVec(
@@ -89,18 +80,16 @@ export function createDnsMetrics(registry: Registry): DnsMetrics {
       registry,
       new CounterVec('coredns_dns_responses_total', 'Counter of response status codes.', ['server', 'zone', 'view', 'rcode', 'plugin']),
     ),
-    pluginEnabled: gauge(registry, 'coredns_plugin_enabled', 'A metric that indicates whether a plugin is enabled on per server and zone basis.', [
-      'server',
-      'zone',
-      'view',
-      'name',
-    ]),
-    buildInfo: gauge(
-      registry,
-      'coredns_build_info',
-      "A metric with a constant '1' value labeled by version, revision, and goversion from which CoreDNS was built.",
-      ['version', 'revision', 'goversion'],
-    ),
+    pluginEnabled: gauge(registry, {
+      name: 'coredns_plugin_enabled',
+      help: 'A metric that indicates whether a plugin is enabled on per server and zone basis.',
+      labelNames: ['server', 'zone', 'view', 'name'],
+    }),
+    buildInfo: gauge(registry, {
+      name: 'coredns_build_info',
+      help: "A metric with a constant '1' value labeled by version, revision, and goversion from which CoreDNS was built.",
+      labelNames: ['version', 'revision', 'goversion'],
+    }),
   };
 }
 

@@ -2,14 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { gunzipSync } from 'node:zlib';
-import { PluginError, Rcode, replyTo, Request, Server } from '@foghorn/core';
+import { PluginError, Rcode, replyTo, Request, Server, timeBuckets } from '@foghorn/core';
 import type { Handler, ResponseWriter } from '@foghorn/core';
 import { captureLog, directivesOf, holdTcpPort, httpGet, makeQuery, query, startServer, tcpExchange } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import { Registry } from 'prom-client';
-import prometheus, { createDnsMetrics, durationBuckets, metricsListeners, Prometheus, sizeBuckets } from '../src/index.js';
+import prometheus, { createDnsMetrics, metricsListeners, Prometheus, sizeBuckets } from '../src/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // A tiny parser for the Prometheus text format (version 0.0.4), enough to check what we serve.
@@ -152,7 +152,7 @@ test('queries over UDP and TCP are counted with CoreDNS names, types, help, labe
   assert.equal(value(expo, 'coredns_dns_do_requests_total', site), 1);
 
   const durationBounds = select(expo, 'coredns_dns_request_duration_seconds_bucket', site).map((s) => s.labels.le);
-  assert.deepEqual(durationBounds, [...durationBuckets.map(String), '+Inf']);
+  assert.deepEqual(durationBounds, [...timeBuckets.map(String), '+Inf']);
   assert.deepEqual(durationBounds.slice(0, 3), ['0.00025', '0.0005', '0.001']);
   assert.equal(durationBounds[15], '8.192');
   assert.equal(value(expo, 'coredns_dns_request_duration_seconds_count', site), total);

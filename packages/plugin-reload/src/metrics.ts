@@ -1,6 +1,6 @@
 /** The reload plugin's metrics (spec 3.6): process-wide, no `server` label. */
-import { Counter, Gauge } from 'prom-client';
-import type { Registry } from 'prom-client';
+import { counter, gauge } from '@foghorn/core';
+import type { Counter, Gauge, Registry } from 'prom-client';
 
 export interface ReloadMetrics {
   /** `coredns_reload_failed_total`: reloads the plugin started that failed. */
@@ -11,16 +11,12 @@ export interface ReloadMetrics {
 
 /** Creates the metrics in `registry`, or returns the ones already there (reloads, several blocks). */
 export function createReloadMetrics(registry: Registry): ReloadMetrics {
-  const failed =
-    (registry.getSingleMetric('coredns_reload_failed_total') as Counter | undefined) ??
-    new Counter({ name: 'coredns_reload_failed_total', help: 'Counter of the number of failed reload attempts.', registers: [registry] });
-  const versionInfo =
-    (registry.getSingleMetric('coredns_reload_version_info') as Gauge<'hash' | 'value'> | undefined) ??
-    new Gauge({
+  return {
+    failed: counter(registry, { name: 'coredns_reload_failed_total', help: 'Counter of the number of failed reload attempts.' }),
+    versionInfo: gauge(registry, {
       name: 'coredns_reload_version_info',
       help: "A metric with a constant '1' value labeled by hash, and value which type of hash generated.",
       labelNames: ['hash', 'value'],
-      registers: [registry],
-    });
-  return { failed, versionInfo };
+    }),
+  };
 }
