@@ -3,10 +3,11 @@
  * handles reloads and shutdown with CoreDNS's hook order (spec 2.8). Listeners outlive reloads:
  * a reload swaps each listener's route table in one assignment, so no query is dropped.
  */
-import { Counter, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { buildInstance } from './instance.js';
 import type { BuildContext, CorefileSource, DirectiveEntry, Instance } from './instance.js';
 import { createLogger } from './logger.js';
+import { counter } from './metrics.js';
 import type { Logger } from './logger.js';
 import { Listener } from './listener.js';
 import type { ListenerEvents } from './listener.js';
@@ -57,9 +58,7 @@ export class Server {
     this.registry = options.registry ?? new Registry();
     this.logger = options.logger ?? createLogger();
     // CoreDNS counts recovered panics whether or not the prometheus plugin is used.
-    const panics =
-      (this.registry.getSingleMetric('coredns_panics_total') as Counter | undefined) ??
-      new Counter({ name: 'coredns_panics_total', help: 'A metrics that counts the number of panics.', registers: [this.registry] });
+    const panics = counter(this.registry, { name: 'coredns_panics_total', help: 'A metrics that counts the number of panics.' });
     this.events = {
       panic: (server, error) => {
         panics.inc();
