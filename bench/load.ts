@@ -43,7 +43,7 @@ function finish(): void {
   const sorted = latencies.subarray(0, received).sort();
   const at = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
   process.stdout.write(
-    JSON.stringify({ queries: count, answered: received, lost, seconds: elapsed, qps: received / elapsed, p50ms: at(0.5), p99ms: at(0.99) }) + '\n',
+    JSON.stringify({ cpuUsPerQuery: NaN, queries: count, answered: received, lost, seconds: elapsed, qps: received / elapsed, p50ms: at(0.5), p99ms: at(0.99) }) + '\n',
   );
   socket.close();
   clearInterval(sweeper);

@@ -7,10 +7,12 @@
  * only some: `npm run bench -- whoami cache`.
  * Environment: BENCH_QUERIES (default 100000), BENCH_WINDOW (in-flight queries, default 64),
  * BENCH_ROUNDS (default 3; the best round of each server is reported).
+ * Each line also gives the server's CPU time per query (user + system, from /proc) and the
+ * ratio of the naive responder's to it: steadier than QPS on a shared machine.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,8 @@ const window = Number(process.env['BENCH_WINDOW'] ?? 64);
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
 
 interface LoadResult {
+  /** Server CPU time (user + system) per answered query, in microseconds; NaN without /proc. */
+  cpuUsPerQuery: number;
   queries: number;
   answered: number;
   lost: number;
@@ -61,15 +65,34 @@ function runLoad(port: number, name: string, type: string): Promise<LoadResult> 
   });
 }
 
-/** Starts a server process, warms it up, and keeps the best of `rounds` loads. */
+/** Linux's USER_HZ: /proc/PID/stat counts CPU time in these ticks. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) a process has used, from /proc; NaN where there is none. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Starts a server process, warms it up, and keeps the best of `rounds` loads. QPS depends on
+ * what else the machine runs; the server's CPU time per query is the steadier figure.
+ */
 async function measure(child: ChildProcess, port: Promise<number>, name: string, type: string): Promise<LoadResult> {
   try {
     const p = await port;
     await runLoad(p, name, type); // warm-up: JIT, caches
     let best: LoadResult | undefined;
     for (let i = 0; i < rounds; i++) {
+      const before = cpuSeconds(child.pid);
       const result = await runLoad(p, name, type);
-      if (!best || result.qps > best.qps) best = result;
+      result.cpuUsPerQuery = ((cpuSeconds(child.pid) - before) * 1e6) / result.answered;
+      if (!best || result.qps > best.qps) best = { ...result, cpuUsPerQuery: Math.min(result.cpuUsPerQuery, best?.cpuUsPerQuery ?? Infinity) };
+      else best.cpuUsPerQuery = Math.min(best.cpuUsPerQuery, result.cpuUsPerQuery);
     }
     return best!;
   } finally {
@@ -78,7 +101,8 @@ async function measure(child: ChildProcess, port: Promise<number>, name: string,
 }
 
 function line(title: string, result: LoadResult, extra = ''): string {
-  return `${title.padEnd(34)} ${result.qps.toFixed(0).padStart(8)} qps   p50 ${result.p50ms.toFixed(3)} ms   p99 ${result.p99ms.toFixed(3)} ms   lost ${result.lost}${extra}`;
+  const cpu = Number.isNaN(result.cpuUsPerQuery) ? '' : `   cpu ${result.cpuUsPerQuery.toFixed(1)} µs/q`;
+  return `${title.padEnd(34)} ${result.qps.toFixed(0).padStart(8)} qps   p50 ${result.p50ms.toFixed(3)} ms   p99 ${result.p99ms.toFixed(3)} ms${cpu}   lost ${result.lost}${extra}`;
 }
 
 const wanted = process.argv.slice(2);
@@ -102,7 +126,8 @@ try {
       const child = spawn(process.execPath, [cli, '-conf', corefile]);
       const result = await measure(child, waitForPort(child, /:(\d+) on 127\.0\.0\.1$/m), setup.queryName, setup.queryType);
       const ratio = result.qps / naive.qps;
-      console.log(line(scenario.title, result, `   ratio ${ratio.toFixed(2)} (target >= ${scenario.targetRatio})`));
+      const cpuRatio = Number.isNaN(result.cpuUsPerQuery) ? '' : `, cpu ratio ${(naive.cpuUsPerQuery / result.cpuUsPerQuery).toFixed(2)}`;
+      console.log(line(scenario.title, result, `   qps ratio ${ratio.toFixed(2)}${cpuRatio} (target >= ${scenario.targetRatio})`));
     } finally {
       await setup.cleanup();
     }
