@@ -4,11 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { definePlugin, nextOrFailure, PluginError, Rcode, validateCorefile } from '@foghorn/core';
+import { definePlugin, nextOrFailure, PluginError, Rcode, replyTo, validateCorefile } from '@foghorn/core';
 import type { DirectiveEntry, PluginDefinition } from '@foghorn/core';
 import whoami from '@foghorn/plugin-whoami';
 import bind from '@foghorn/plugin-bind';
-import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
+import { decodeReply, directivesOf, makeQuery, query, rcodeOf, startServer, tcpExchange } from '@foghorn/testkit';
 
 /** A plugin that records its name in `order` on every query and passes on. */
 function tracer(name: string, order: string[]): PluginDefinition {
@@ -98,4 +98,50 @@ test('configuration errors name the place, and a duplicate names both places', a
   assert.equal(await configError('. {\n  bind nosuchif0\n}\n'), 'plugin/bind: Corefile:2:8 - Error during parsing: not a valid IP address or interface name: "nosuchif0"');
   assert.equal(await configError('. {\n  bind\n}\n'), 'plugin/bind: Corefile:2:3 - Error during parsing: at least one address or interface name is expected');
   assert.equal(await configError('10.0.0.0/33 {\n  whoami\n}\n'), 'Corefile:1:1 - Error during parsing: invalid CIDR 10.0.0.0/33');
+});
+
+/** Answers after `ms` milliseconds: an asynchronous data source. */
+const slow = definePlugin({
+  name: 'slow',
+  setup(c) {
+    c.next();
+    const ms = Number(c.remainingArgs()[0] ?? '100');
+    c.addHandler(() => ({
+      name: 'slow',
+      serveDNS: (req, w) =>
+        new Promise<number>((resolve) =>
+          setTimeout(() => {
+            w.write(replyTo(req));
+            resolve(Rcode.NOERROR);
+          }, ms),
+        ),
+    }));
+  },
+});
+
+test('a graceful stop still answers TCP queries in flight', async () => {
+  const server = await startServer('.:0 {\n    bind 127.0.0.1\n    slow 300\n}\n', { directives: directivesOf(bind, slow) });
+  const pending = tcpExchange({ port: server.port() }, makeQuery('example.org', 'A', { id: 5 }), 3000);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await server.server.stop();
+  const [reply] = await pending;
+  assert.ok(reply, 'the reply came before the connection closed');
+  assert.equal(decodeReply(reply).id, 5);
+});
+
+test('a reload moves a port from every address to a bind address and back', async (t) => {
+  const { port } = await (async () => {
+    const probe = await startServer('.:0 {\n    bind 127.0.0.1\n    whoami\n}\n', { directives: directivesOf(bind, whoami) });
+    const found = probe.port();
+    await probe.close();
+    return { port: found };
+  })();
+  const wildcard = `.:${port} {\n    whoami\n}\n`;
+  const bound = `.:${port} {\n    bind 127.0.0.1\n    whoami\n}\n`;
+  const server = await startServer(wildcard, { directives: directivesOf(bind, whoami) });
+  t.after(() => server.close());
+  for (const corefile of [bound, wildcard]) {
+    assert.equal(await server.reload(corefile), true, server.lines.join('\n'));
+    assert.equal(rcodeOf(await query({ port }, 'example.org', 'A')), 'NOERROR');
+  }
 });

@@ -179,3 +179,27 @@ test('classes other than IN are REFUSED', async (t) => {
   t.after(() => server.close());
   assert.equal(rcodeOf(await query({ port: server.port() }, 'version.bind', 'TXT', { class: 'CH' })), 'REFUSED');
 });
+
+test('replies keep the question as asked, whatever its type and class', async (t) => {
+  const server = await startServer('.:0 {\n    bind 127.0.0.1\n    whoami\n}\n', { directives: directives() });
+  t.after(() => server.close());
+  const target = { port: server.port() };
+  // TYPE65534 reaches whoami; class 5 is refused by the server itself.
+  for (const [qtype, qclass, rcode] of [[65534, 1, 'NOERROR'], [1, 5, 'REFUSED']] as const) {
+    const wire = makeQuery('odd.example.org', 'A', { id: 99 });
+    wire.writeUInt16BE(qtype, wire.length - 4);
+    wire.writeUInt16BE(qclass, wire.length - 2);
+    const reply = (await udpExchange(target, wire))!;
+    assert.equal(decodeReply(reply).rcode, rcode);
+    assert.deepEqual(reply.subarray(12, wire.length), wire.subarray(12), `question of ${qtype}/${qclass} copied`);
+  }
+});
+
+test('a port taken by another program fails startup with CoreDNS wording', async (t) => {
+  const holder = await startServer('.:0 {\n    bind 127.0.0.1\n    whoami\n}\n', { directives: directives() });
+  t.after(() => holder.close());
+  const port = holder.port();
+  await assert.rejects(startServer(`.:${port} {\n    bind 127.0.0.1\n    whoami\n}\n`, { directives: directives() }), {
+    message: `ListenPacket: listen udp 127.0.0.1:${port}: bind: address already in use`,
+  });
+});

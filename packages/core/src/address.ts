@@ -53,7 +53,7 @@ export function listenPort(address: string, port: string): number {
 }
 
 /** Node's listen errors in Go's words (`listen tcp :8080: bind: address already in use`). */
-export function listenError(address: string, error: unknown): Error {
+export function listenError(address: string, error: unknown, network: 'tcp' | 'udp' = 'tcp'): Error {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const reasons: Record<string, string> = {
     EADDRINUSE: 'bind: address already in use',
@@ -62,5 +62,5 @@ export function listenError(address: string, error: unknown): Error {
     ENOTFOUND: 'no such host',
   };
   const reason = (code !== undefined ? reasons[code] : undefined) ?? (error instanceof Error ? error.message : String(error));
-  return new Error(`listen tcp ${address}: ${reason}`, { cause: error });
+  return new Error(`listen ${network} ${address}: ${reason}`, { cause: error });
 }

@@ -11,12 +11,13 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { OptAnswer, Packet } from 'dns-packet';
+import { listenError } from './address.js';
 import { PluginError } from './errors.js';
 import type { Logger } from './logger.js';
 import { clientWrote, Rcode } from './rcode.js';
 import { Request } from './request.js';
 import type { Transport } from './request.js';
-import { encodeReply, replyTo } from './response.js';
+import { encodeReply, errorReply, replyTo } from './response.js';
 import type { ResponseWriter } from './response.js';
 import { RouteTable } from './routes.js';
 import { emptyHeader, headerOnlyReply, readQuery, Verdict } from './wire.js';
@@ -49,6 +50,9 @@ abstract class ReplyWriter implements ResponseWriter {
   written = false;
   constructor(protected readonly req: Request) {}
 
+  /** Called once when the chain is done with the query, written or not. */
+  done(): void {}
+
   write(msg: Packet): number {
     return this.send(encodeReply(this.req, msg));
   }
@@ -78,23 +82,67 @@ class UdpWriter extends ReplyWriter {
   }
 }
 
+/**
+ * Per TCP connection: queries still being answered, so a graceful stop ends the connection
+ * after its last reply rather than dropping it, and whether reading is paused because the
+ * client does not read its replies (backpressure).
+ */
+class TcpConnection {
+  inFlight = 0;
+  closing = false;
+  private paused = false;
+
+  constructor(readonly socket: net.Socket) {}
+
+  send(wire: Buffer): void {
+    const socket = this.socket;
+    if (!socket.writable) return;
+    const length = Buffer.allocUnsafe(2);
+    length.writeUInt16BE(wire.length, 0);
+    // One segment for prefix and message, without copying the message into a new frame.
+    socket.cork();
+    socket.write(length);
+    const flushed = socket.write(wire);
+    socket.uncork();
+    if (!flushed && !this.paused) {
+      this.paused = true;
+      socket.pause();
+      socket.once('drain', () => {
+        this.paused = false;
+        socket.resume();
+      });
+    }
+  }
+
+  /** A query finished; a closing connection ends after the last one. */
+  finished(): void {
+    this.inFlight--;
+    if (this.closing && this.inFlight === 0) this.socket.end();
+  }
+
+  /** Graceful stop: end now when idle, else after the replies in flight. */
+  close(): void {
+    this.closing = true;
+    if (this.inFlight === 0) this.socket.end();
+  }
+}
+
 class TcpWriter extends ReplyWriter {
   constructor(
     req: Request,
-    private readonly socket: net.Socket,
+    private readonly connection: TcpConnection,
   ) {
     super(req);
   }
 
   protected send(wire: Buffer): number {
     this.written = true;
-    if (this.socket.writable) {
-      const frame = Buffer.allocUnsafe(wire.length + 2);
-      frame.writeUInt16BE(wire.length, 0);
-      wire.copy(frame, 2);
-      this.socket.write(frame);
-    }
+    this.connection.send(wire);
     return wire.length;
+  }
+
+  override done(): void {
+    this.connection.finished();
   }
 }
 
@@ -111,7 +159,7 @@ export class Listener {
   acceptAnyClass = false;
   private udp: dgram.Socket | undefined;
   private tcp: net.Server | undefined;
-  private readonly connections = new Set<net.Socket>();
+  private readonly connections = new Set<TcpConnection>();
   private readonly header: QueryHeader = emptyHeader();
   private boundPort = 0;
 
@@ -137,7 +185,7 @@ export class Listener {
         return;
       } catch (error) {
         await this.close(0);
-        if (attempt >= attempts || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+        if (attempt >= attempts || codeOf(error) !== 'EADDRINUSE') throw error;
       }
     }
   }
@@ -145,19 +193,28 @@ export class Listener {
   private async bindBoth(): Promise<void> {
     const wildcard = this.options.host === '';
     const family = wildcard || this.options.host.includes(':') ? 'udp6' : 'udp4';
+    const where = (port: number): string => `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${port}`;
     try {
-      this.udp = await bindUdp(family, wildcard ? '::' : this.options.host, this.options.port);
+      try {
+        this.udp = await bindUdp(family, wildcard ? '::' : this.options.host, this.options.port);
+      } catch (error) {
+        // A machine without IPv6 still serves IPv4 on the wildcard address.
+        if (!wildcard || !isNoIpv6(error)) throw error;
+        this.udp = await bindUdp('udp4', '0.0.0.0', this.options.port);
+      }
     } catch (error) {
-      // A machine without IPv6 still serves IPv4 on the wildcard address.
-      if (!wildcard || !isNoIpv6(error)) throw error;
-      this.udp = await bindUdp('udp4', '0.0.0.0', this.options.port);
+      throw wrapListenError(`ListenPacket: ${listenError(where(this.options.port), error, 'udp').message}`, error);
     }
     const udp = this.udp;
     this.boundPort = udp.address().port;
     udp.on('message', (msg, rinfo) => this.onDatagram(udp, msg, rinfo));
     udp.on('error', (error) => this.options.logger.error(`${this.server}: UDP: ${error.message}`));
     const tcpHost = family === 'udp4' && wildcard ? '0.0.0.0' : wildcard ? '::' : this.options.host;
-    this.tcp = await listenTcp(tcpHost, this.boundPort, (socket) => this.onConnection(socket));
+    try {
+      this.tcp = await listenTcp(tcpHost, this.boundPort, (socket) => this.onConnection(socket));
+    } catch (error) {
+      throw wrapListenError(`Listen: ${listenError(where(this.boundPort), error).message}`, error);
+    }
     this.tcp.on('error', (error) => this.options.logger.error(`${this.server}: TCP: ${error.message}`));
   }
 
@@ -170,9 +227,9 @@ export class Listener {
     if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
     if (tcp) {
       const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
-      for (const socket of this.connections) if (!socket.readableLength) socket.end();
+      for (const connection of this.connections) connection.close();
       const timer = setTimeout(() => {
-        for (const socket of this.connections) socket.destroy();
+        for (const connection of this.connections) connection.socket.destroy();
       }, graceMs);
       await closed;
       clearTimeout(timer);
@@ -191,10 +248,11 @@ export class Listener {
   }
 
   private onConnection(socket: net.Socket): void {
-    this.connections.add(socket);
+    const connection = new TcpConnection(socket);
+    this.connections.add(connection);
     socket.setNoDelay(true);
     socket.setTimeout(TCP_IDLE_TIMEOUT_MS, () => socket.destroy());
-    socket.on('close', () => this.connections.delete(socket));
+    socket.on('close', () => this.connections.delete(connection));
     socket.on('error', () => socket.destroy());
     let pending: Buffer | undefined;
     socket.on('data', (chunk: Buffer) => {
@@ -204,38 +262,37 @@ export class Listener {
       while (buf.length >= 2) {
         const length = buf.readUInt16BE(0);
         if (buf.length < length + 2) break;
-        this.onFrame(socket, buf.subarray(2, length + 2));
+        this.onFrame(connection, buf.subarray(2, length + 2));
         buf = buf.subarray(length + 2);
       }
       if (buf.length > 0) pending = Buffer.from(buf);
     });
   }
 
-  private onFrame(socket: net.Socket, msg: Buffer): void {
+  private onFrame(connection: TcpConnection, msg: Buffer): void {
+    const socket = connection.socket;
     const verdict = readQuery(msg, this.header);
     if (verdict !== Verdict.Accept) {
       const reply = rejectReply(msg, verdict, this.header);
-      if (reply && socket.writable) {
-        const frame = Buffer.allocUnsafe(reply.length + 2);
-        frame.writeUInt16BE(reply.length, 0);
-        reply.copy(frame, 2);
-        socket.write(frame);
-      } else if (verdict === Verdict.Drop) {
-        socket.destroy();
-      }
+      if (reply) connection.send(reply);
+      else socket.destroy();
       return;
     }
     const req = new Request(msg, this.header, 'tcp' satisfies Transport, clientAddress(socket.remoteAddress ?? ''), socket.remotePort ?? 0);
-    this.serve(req, new TcpWriter(req, socket));
+    connection.inFlight++;
+    this.serve(req, new TcpWriter(req, connection));
   }
 
   /** Routes one accepted query through its chain and guarantees a reply (spec 2.3, 2.4). */
   private serve(req: Request, w: ReplyWriter): void {
     req.server = this.server;
-    if (req.qclass !== CLASS_IN && !this.acceptAnyClass) return this.reply(req, w, Rcode.REFUSED);
-    if (req.hasEdns && req.ednsVersion !== 0) return this.badVersion(req, w);
+    if (req.qclass !== CLASS_IN && !this.acceptAnyClass) return this.finish(req, w, Rcode.REFUSED);
+    if (req.hasEdns && req.ednsVersion !== 0) {
+      this.badVersion(req, w);
+      return w.done();
+    }
     const route = this.routes.match(req.qname, req.qtype);
-    if (route === undefined || route.chain === null) return this.reply(req, w, Rcode.REFUSED);
+    if (route === undefined || route.chain === null) return this.finish(req, w, Rcode.REFUSED);
     req.zone = route.zone;
     let result: number | Promise<number>;
     try {
@@ -251,20 +308,22 @@ export class Listener {
       );
   }
 
+  /** The chain returned `rcode`: write it if nobody wrote (spec 2.4), then release the query. */
   private finish(req: Request, w: ReplyWriter, rcode: number): void {
     if (!clientWrote(rcode) && !w.written) this.reply(req, w, rcode);
+    w.done();
   }
 
   private failed(req: Request, w: ReplyWriter, error: unknown): void {
     if (error instanceof PluginError) return this.finish(req, w, error.rcode);
     this.options.logger.error(`Recovered from panic in server: "${this.server}" ${describe(error)}`);
     this.options.events?.panic(this.server, error);
-    if (!w.written) this.reply(req, w, Rcode.SERVFAIL);
+    this.finish(req, w, Rcode.SERVFAIL);
   }
 
   private reply(req: Request, w: ReplyWriter, rcode: number): void {
     try {
-      w.write(replyTo(req, rcode));
+      w.writeWire(errorReply(req, rcode));
     } catch (error) {
       this.options.logger.error(`${this.server}: writing ${rcode} reply: ${describe(error)}`);
     }
@@ -303,6 +362,15 @@ function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function codeOf(error: unknown): string | undefined {
+  return (error as { cause?: NodeJS.ErrnoException; code?: string }).cause?.code ?? (error as NodeJS.ErrnoException).code;
+}
+
+/** A listen error in CoreDNS's words that keeps Node's code (EADDRINUSE) for retries. */
+function wrapListenError(message: string, error: unknown): Error {
+  return new Error(message, { cause: error });
 }
 
 function isNoIpv6(error: unknown): boolean {

@@ -11,6 +11,7 @@ const codec = dnsPacket as unknown as {
   question: { encodingLength(q: Question): number };
   answer: { encodingLength(rr: Answer): number };
 };
+import * as types from 'dns-packet/types.js';
 import type { Request } from './request.js';
 import { replyOpt } from './edns.js';
 
@@ -43,11 +44,25 @@ export function replyTo(req: Request, rcode = 0): Packet & { flags: number; ques
     id: req.id,
     // Opcode, RD and CD are copied from the query (RFC 1035 §4.1.1, RFC 4035 §3.1.6).
     flags: (req.flags & (0x7800 | Flags.RD | Flags.CD)) | (rcode & 0xf),
-    questions: [{ name: req.name, type: req.type as never, class: req.class as never }],
+    // dns-packet's own name for the type (`UNKNOWN_65534`) is the one it can encode back.
+    questions: [{ name: req.name, type: types.toString(req.qtype) as never, class: req.class as never }],
     answers: [],
     authorities: [],
     additionals: [],
   };
+}
+
+/**
+ * The reply the server writes itself (CoreDNS's `SetRcode`): the query's header bits, the rcode,
+ * the question copied byte for byte from the query — whatever its type and class, which
+ * dns-packet could not always encode — and OPT for EDNS clients.
+ */
+export function errorReply(req: Request, rcode: number): Buffer {
+  const msg: Packet = { type: 'response', id: req.id, flags: (req.flags & (0x7800 | Flags.RD | Flags.CD)) | (rcode & 0xf), questions: [], additionals: [] };
+  const body = encodeReply(req, msg);
+  const wire = Buffer.concat([body.subarray(0, 12), req.raw.subarray(12, req.questionEnd), body.subarray(12)]);
+  wire.writeUInt16BE(1, 4);
+  return wire;
 }
 
 /** The rcode in an encoded message's header. */

@@ -51,6 +51,8 @@ export class Server {
   private readonly listeners = new Map<string, Listener>();
   private readonly shared = new Map<string, unknown>();
   private reloading: Promise<boolean> = Promise.resolve(true);
+  /** Why the last reload failed; undefined after a successful one. */
+  lastReloadError: Error | undefined;
   private stopped = false;
   private readonly events: ListenerEvents;
 
@@ -115,6 +117,7 @@ export class Server {
       next = await buildInstance(await this.options.loadCorefile(), this.context(false));
     } catch (error) {
       this.logger.error(`Restart failed: ${describe(error)}`);
+      this.lastReloadError = asError(error);
       return false;
     }
     await old.runHooks('restart');
@@ -126,9 +129,11 @@ export class Server {
       await next.runHooks('shutdown');
       await old.runHooks('restartFailed');
       this.logger.error(`Restart failed: ${describe(error)}`);
+      this.lastReloadError = asError(error);
       return false;
     }
     this.instance = next;
+    this.lastReloadError = undefined;
     await old.runHooks('shutdown');
     this.logger.info('Reloading complete');
     return true;
@@ -158,16 +163,37 @@ export class Server {
    */
   private async activate(instance: Instance): Promise<void> {
     const wanted = new Map(instance.addresses.map((plan) => [`${plan.host}|${plan.port}`, plan]));
+    const toOpen = [...wanted].filter(([key]) => !this.listeners.has(key));
+    // Without SO_REUSEPORT the old socket of a port (say on every address) and the new one
+    // (on a bind address) cannot coexist: the old one is closed first, and the port is silent
+    // for that moment. It is reopened if the new configuration fails.
+    const conflicting = [...this.listeners].filter(
+      ([key, listener]) => !wanted.has(key) && toOpen.some(([, plan]) => plan.port !== 0 && plan.port === listener.port),
+    );
+    for (const [key, listener] of conflicting) {
+      this.listeners.delete(key);
+      await listener.close(0);
+    }
     const opened = new Map<string, Listener>();
     try {
-      for (const [key, plan] of wanted) {
-        if (this.listeners.has(key)) continue;
-        const listener = new Listener({ host: plan.host, port: plan.port, logger: this.logger, events: this.events });
+      for (const [key, plan] of toOpen) {
+        const listener = this.newListener(plan.host, plan.port);
         await listener.listen();
         opened.set(key, listener);
       }
     } catch (error) {
       await Promise.all([...opened.values()].map((listener) => listener.close(0)));
+      for (const [key, old] of conflicting) {
+        const again = this.newListener(old.host, old.port);
+        await again.listen().then(
+          () => {
+            again.routes = old.routes;
+            again.acceptAnyClass = old.acceptAnyClass;
+            this.listeners.set(key, again);
+          },
+          (reopenError: unknown) => this.logger.error(`reopening ${old.server}: ${describe(reopenError)}`),
+        );
+      }
       throw error;
     }
     for (const [key, listener] of opened) this.listeners.set(key, listener);
@@ -179,6 +205,10 @@ export class Server {
     const unused = [...this.listeners].filter(([key]) => !wanted.has(key));
     for (const [key] of unused) this.listeners.delete(key);
     await Promise.all(unused.map(([, listener]) => listener.close()));
+  }
+
+  private newListener(host: string, port: number): Listener {
+    return new Listener({ host, port, logger: this.logger, events: this.events });
   }
 
   private async closeListeners(graceMs?: number): Promise<void> {
@@ -219,6 +249,10 @@ export async function validateCorefile(
     requestReload: () => Promise.resolve(false),
     ...(options.env ? { env: options.env } : {}),
   });
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function describe(error: unknown): string {

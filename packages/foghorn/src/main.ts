@@ -151,7 +151,9 @@ function installSignals(server: Server, pidfile: string): void {
   });
   process.on('SIGUSR1', () => {
     log.info('SIGUSR1: Reloading');
-    void server.reload();
+    void server.reload().then((ok) => {
+      if (!ok && server.lastReloadError) log.error(`SIGUSR1: ${server.lastReloadError.message}`);
+    });
   });
   // CoreDNS ignores SIGHUP (only SIGUSR1 reloads); without a handler Node would exit.
   process.on('SIGHUP', () => undefined);
