@@ -6,8 +6,38 @@ import { isIP } from 'node:net';
 
 /** Parses an IPv4 address into its four bytes, or undefined. */
 export function ipv4Bytes(text: string): Uint8Array | undefined {
-  if (isIP(text) !== 4) return undefined;
-  return Uint8Array.from(text.split('.').map(Number));
+  const out = new Uint8Array(4);
+  return parseIpv4(text, out, 0) ? out : undefined;
+}
+
+/**
+ * Writes the four bytes of a dotted-quad IPv4 address at `offset`; false (nothing meaningful
+ * written) when `text` is not one. Accepts exactly what `net.isIP` calls IPv4 (no leading zeros,
+ * no spaces), without its regular expression and allocations: every answer built and every
+ * endpoint stored goes through here.
+ */
+export function parseIpv4(text: string, out: Uint8Array, offset: number): boolean {
+  const length = text.length;
+  if (length < 7 || length > 15) return false;
+  let part = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i <= length; i++) {
+    const c = i === length ? 0x2e : text.charCodeAt(i);
+    if (c === 0x2e) {
+      if (digits === 0 || part > 3) return false;
+      out[offset + part++] = value;
+      value = 0;
+      digits = 0;
+      continue;
+    }
+    if (c < 0x30 || c > 0x39) return false;
+    // A leading zero is only allowed alone ("0", not "01").
+    if (digits === 1 && value === 0) return false;
+    value = value * 10 + (c - 0x30);
+    if (++digits > 3 || value > 255) return false;
+  }
+  return part === 4;
 }
 
 /** Parses an IPv6 address (including an embedded IPv4 tail) into 16 bytes, or undefined. */

@@ -20,16 +20,18 @@
  */
 import { Rcode } from '@foghorn/core';
 import { reverseName } from './addresses.js';
+import { exact } from './store.js';
 import type { ClusterData, DnsRecord, FamilyData, Port, Service, ServiceStore, StoreChange } from './store.js';
 import type { SmoothWeightedRoundRobin } from './swrr.js';
 import { encodeName, encodeSoaTail, RecordWriter, TYPE_A, TYPE_AAAA, TYPE_SRV } from './wire.js';
 
 /**
- * Cached answers per query type. An entry costs about 300 bytes (key, answer, body); 20,000 per
- * type bounds the cache near 20 MB however many services there are, and covers the names most
- * deployments query. Past it, the oldest entries make room (a miss rebuilds in microseconds).
+ * Cached answers per query type (CoreDNS's cache plugin keeps 9,984 per kind by default). An
+ * entry costs a few hundred bytes, a round-robin one about 1 KB with its per-cluster bodies,
+ * so the cache stays within about 10-20 MB however many services there are. Past it, the
+ * oldest entries make room; a miss builds its answer again in a few microseconds.
  */
-export const cacheCapacity = 20_000;
+export const cacheCapacity = 10_000;
 
 /** Query outcomes, the `outcome` label of `coredns_lighthouse_queries_total`. */
 export const Outcome = {
@@ -165,6 +167,44 @@ interface Cached {
 
 type MapName = 'a' | 'aaaa' | 'srv';
 
+/**
+ * The cached entries of one query type. Eviction is first in, first out through a ring of keys
+ * (a Map's own iteration order would walk every deleted slot at its front on each eviction).
+ */
+class AnswerCache {
+  readonly map = new Map<string, Cached>();
+  private ring: string[] = [];
+  private head = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  set(name: string, cached: Cached): void {
+    if (this.map.has(name)) {
+      // A stale entry replaced: the name keeps its place in the ring.
+      this.map.set(name, cached);
+      return;
+    }
+    if (this.ring.length < this.capacity) {
+      this.ring.push(name);
+    } else {
+      this.map.delete(this.ring[this.head]!);
+      this.ring[this.head] = name;
+      this.head = (this.head + 1) % this.capacity;
+    }
+    this.map.set(name, cached);
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.ring = [];
+    this.head = 0;
+  }
+}
+
 /** Receives the names of one service in enumeration order, each with how to build its entry. */
 interface NameSink {
   /** When set, only names ending with this can matter (lets big loops be skipped). */
@@ -188,9 +228,9 @@ class Finder implements NameSink {
 
 /** The per-block answer table over a shared store. */
 export class AnswerTable {
-  private readonly a = new Map<string, Cached>();
-  private readonly aaaa = new Map<string, Cached>();
-  private readonly srv = new Map<string, Cached>();
+  private readonly a: AnswerCache;
+  private readonly aaaa: AnswerCache;
+  private readonly srv: AnswerCache;
   readonly txt = new Map<string, Answer>();
   readonly ptr = new Map<string, Answer>();
   /** Services by lower-case `name.namespace`, the labels left of `svc` in every forward zone. */
@@ -206,7 +246,6 @@ export class AnswerTable {
   /** A forward zone inside another: a name may then belong to a service of either zone. */
   private readonly nestedZones: boolean;
   private readonly ttl: number;
-  private readonly capacity: number;
   private unsubscribe: (() => void) | undefined;
   private readonly servedSingles = new Map<string, readonly (readonly [ServedCell, number])[]>();
 
@@ -216,7 +255,10 @@ export class AnswerTable {
     tuning: TableTuning = {},
   ) {
     this.ttl = options.ttlSeconds;
-    this.capacity = Math.max(1, tuning.cacheCapacity ?? cacheCapacity);
+    const capacity = Math.max(1, tuning.cacheCapacity ?? cacheCapacity);
+    this.a = new AnswerCache(capacity);
+    this.aaaa = new AnswerCache(capacity);
+    this.srv = new AnswerCache(capacity);
     const zones = [...new Set(options.zones)].map((zone) => new ZoneInfo(zone, options.ttlSeconds));
     this.zones = zones.sort((x, y) => y.name.length - x.name.length);
     this.forwardZones = zones.filter((zone) => !zone.isReverse);
@@ -300,7 +342,7 @@ export class AnswerTable {
   /** A, AAAA or SRV (SRV names come with leading underscores stripped). The hot path. */
   lookup(qname: string, qtype: number, zone: ZoneInfo): Answer {
     const cache = qtype === TYPE_A ? this.a : qtype === TYPE_AAAA ? this.aaaa : this.srv;
-    const hit = cache.get(qname);
+    const hit = cache.map.get(qname);
     const entry = hit !== undefined && hit.view.valid ? hit.entry : this.resolve(cache, qname, qtype, zone);
     return entry.kind === 'answer' ? entry : pick(entry);
   }
@@ -320,21 +362,17 @@ export class AnswerTable {
   }
 
   /** A cache miss: build the entry, and keep it when it belongs to a service. */
-  private resolve(cache: Map<string, Cached>, qname: string, qtype: number, zone: ZoneInfo): Entry {
+  private resolve(cache: AnswerCache, qname: string, qtype: number, zone: ZoneInfo): Entry {
     if (zone.isReverse) return this.reverseOther(qname, zone);
     const map: MapName = qtype === TYPE_A ? 'a' : qtype === TYPE_AAAA ? 'aaaa' : 'srv';
-    const entry = this.listed(map, qname, zone) ?? this.resolveMiss(qname, qtype, zone);
+    // With nested zones another zone's service could take a name over: nothing is kept there.
+    if (this.nestedZones) return this.listed(map, qname, zone) ?? this.resolveMiss(qname, qtype, zone);
     // Only names of a service are kept, with its view: a flood of random names must not push
-    // out real answers. With nested zones another zone's service could take a name over, so
-    // nothing is kept there.
-    const view = this.nestedZones ? undefined : this.viewOf(qname, zone);
-    if (view !== undefined) {
-      cache.set(qname, { entry, view });
-      if (cache.size > this.capacity) {
-        const oldest = cache.keys().next();
-        if (!oldest.done) cache.delete(oldest.value);
-      }
-    }
+    // out real answers.
+    const view = this.viewOf(qname, zone);
+    if (view === undefined) return this.resolveMiss(qname, qtype, zone);
+    const entry = this.find(view, zone, map, qname)?.() ?? this.resolveMiss(qname, qtype, zone);
+    cache.set(qname, { entry, view });
     return entry;
   }
 
@@ -474,7 +512,7 @@ export class AnswerTable {
       this.setPtr(name, byService);
       owned.push(name);
     }
-    this.ownedPtr.set(key, owned);
+    this.ownedPtr.set(key, exact(owned));
   }
 
   private matchReverse(name: string): ZoneInfo | undefined {
@@ -565,7 +603,7 @@ function positive(writer: RecordWriter, zone: ZoneInfo | null, served: readonly 
     outcome: Outcome.success,
     ancount: writer.count,
     body: writer.body(),
-    zoneOffsets: zone && writer.zoneOffsets.length > 0 ? writer.zoneOffsets : null,
+    zoneOffsets: zone && writer.zoneOffsets.length > 0 ? exact(writer.zoneOffsets) : null,
     soaZone: null,
     served,
   };
@@ -682,12 +720,12 @@ class ServiceBuilder {
         const data = family.clusters.get(cluster);
         answers.push(data && data.healthy && this.table.isConnected(cluster) ? make(cluster, data, family) : null);
       }
-      stages.push({ kind: 'stage', balancer, answers });
+      stages.push({ kind: 'stage', balancer, answers: exact(answers) });
     }
     const first = stages[0];
     if (first === undefined) return this.zone.nodata;
     if (first.kind === 'answer') return first;
-    return { kind: 'balanced', stages, none: this.zone.nodata };
+    return { kind: 'balanced', stages: exact(stages), none: this.zone.nodata };
   }
 
   // --- Headless (spec 3.4) -------------------------------------------------------------------

@@ -74,7 +74,7 @@ class ServiceIpCluster implements ClusterData, DnsRecord {
 
 /** A headless cluster: every served endpoint of its slices. */
 interface HeadlessCluster extends ClusterData {
-  readonly records: DnsRecord[];
+  readonly records: readonly DnsRecord[];
 }
 
 /** The balancer and merged ports of a family; both are only read when an answer is built. */
@@ -122,7 +122,7 @@ export class FamilyData {
     }
     const balancer = new SmoothWeightedRoundRobin<string>();
     for (const cluster of this.clusters.keys()) balancer.add(cluster, 1);
-    return (this.balancing = { balancer, mergedPorts: merged ?? [] });
+    return (this.balancing = { balancer, mergedPorts: merged === undefined ? [] : exact(merged) });
   }
 }
 
@@ -180,7 +180,7 @@ export type ResourceName = 'serviceimports' | 'endpointslices' | 'gateways' | 's
  * (manifests, which have none) the object itself, compared by content. Only the latter keeps a
  * raw object alive, and the manifests source holds those objects anyway.
  */
-type Stamp = string | KubeObject;
+type Stamp = number | string | KubeObject;
 
 /** An endpoint as answers use it: addresses already filtered to the servable ones (spec 2.6). */
 interface Endpoint {
@@ -195,7 +195,8 @@ interface Endpoint {
 /** The slices of one service key, in the order they first arrived. */
 interface SliceGroup {
   readonly key: string;
-  readonly slices: SliceInfo[];
+  /** Replaced, never grown in place: a pushed-to array keeps room for 16 more. */
+  slices: readonly SliceInfo[];
 }
 
 interface SliceInfo {
@@ -206,8 +207,11 @@ interface SliceInfo {
   readonly stamp: Stamp;
   readonly publishNotReady: boolean;
   readonly ports: readonly Port[];
-  /** Null for an entry that is not an object (a ClusterSetIP slice starting with one is ignored). */
-  readonly endpoints: readonly (Endpoint | null)[];
+  /**
+   * Null for an entry that is not an object (a ClusterSetIP slice starting with one is ignored);
+   * a string for the common endpoint that is one servable, ready address without a host name.
+   */
+  readonly endpoints: readonly (Endpoint | string | null)[];
 }
 
 /** A ServiceImport reduced to what the model uses. */
@@ -368,7 +372,7 @@ export class ServiceStore implements StoreSinks {
   /** Applies the effective ServiceImport for `id`: v1beta1 when present, else v1alpha1. */
   private applyImport(id: string): void {
     const info = this.importsByVersion.get('v1beta1')?.get(id) ?? this.importsByVersion.get('v1alpha1')?.get(id) ?? firstOf(this.importsByVersion, id);
-    if (info && !info.ignored) this.upsertService(info);
+    if (info && !info.ignored) this.upsertService(id, info);
     else this.unexportService(id);
   }
 
@@ -381,14 +385,14 @@ export class ServiceStore implements StoreSinks {
       name: object.metadata?.name ?? '',
       ignored: isIgnoredImport(object),
       type: (spec['type'] ?? object['type']) === 'Headless' ? 'Headless' : 'ClusterSetIP',
-      ips: asArray(spec['ips'] ?? object['ips']).filter((ip): ip is string => typeof ip === 'string'),
+      ips: exact(asArray(spec['ips'] ?? object['ips']).filter((ip): ip is string => typeof ip === 'string')),
       ports: this.shared.ports(parsePorts(spec['ports'] ?? object['ports'])),
       clustersetIpWanted: object.metadata?.annotations?.[annotationUseClustersetIp] === 'true',
     };
   }
 
-  private upsertService(info: ImportInfo): void {
-    const key = `${info.namespace}/${info.name}`;
+  /** `key` is the import's `namespace/name`, the same string the import map holds. */
+  private upsertService(key: string, info: ImportInfo): void {
     let service = this.services.get(key);
     const isNew = service === undefined;
     if (!service) this.services.set(key, (service = new Service(info.namespace, info.name)));
@@ -440,8 +444,7 @@ export class ServiceStore implements StoreSinks {
     this.slices.set(id, info);
     // A new version keeps its predecessor's place, as the Set of ids it replaces did.
     const at = previous && previous.group === group ? group.slices.indexOf(previous) : -1;
-    if (at >= 0) group.slices[at] = info;
-    else group.slices.push(info);
+    group.slices = at >= 0 ? group.slices.map((other, i) => (i === at ? info : other)) : [...group.slices, info];
     // Spec 2.3 rule 3: without its service the slice waits here and is applied when the ServiceImport arrives.
     const service = this.services.get(placed.key);
     if (!service) return;
@@ -451,7 +454,7 @@ export class ServiceStore implements StoreSinks {
 
   /** Reduces a slice to its ports and servable endpoints; the raw object is not kept. */
   private describeSlice(id: string, group: SliceGroup, cluster: string, family: Family, object: KubeObject): SliceInfo {
-    const endpoints: (Endpoint | null)[] = [];
+    const endpoints: (Endpoint | string | null)[] = [];
     for (const value of asArray(object['endpoints'])) {
       const endpoint = asRecord(value);
       if (!endpoint) {
@@ -461,12 +464,11 @@ export class ServiceStore implements StoreSinks {
       const raw = asArray(endpoint['addresses']);
       const addresses: string[] = [];
       for (const ip of raw) if (typeof ip === 'string' && isPermittedAddress(ip)) addresses.push(ip);
-      endpoints.push({
-        addresses,
-        firstServable: addresses.length > 0 && raw[0] === addresses[0],
-        hostname: typeof endpoint['hostname'] === 'string' ? endpoint['hostname'] : '',
-        notReady: asRecord(endpoint['conditions'])?.['ready'] === false,
-      });
+      const firstServable = addresses.length > 0 && raw[0] === addresses[0];
+      const hostname = typeof endpoint['hostname'] === 'string' ? endpoint['hostname'] : '';
+      const notReady = asRecord(endpoint['conditions'])?.['ready'] === false;
+      if (firstServable && addresses.length === 1 && hostname === '' && !notReady) endpoints.push(addresses[0]!);
+      else endpoints.push({ addresses: exact(addresses), firstServable, hostname, notReady });
     }
     return {
       id,
@@ -476,7 +478,7 @@ export class ServiceStore implements StoreSinks {
       stamp: stampOf(object),
       publishNotReady: object.metadata?.annotations?.[annotationPublishNotReady] === 'true',
       ports: this.shared.ports(parsePorts(object['ports'])),
-      endpoints,
+      endpoints: exact(endpoints),
     };
   }
 
@@ -484,7 +486,7 @@ export class ServiceStore implements StoreSinks {
     this.slices.delete(info.id);
     const group = info.group;
     const at = group.slices.indexOf(info);
-    if (at >= 0) group.slices.splice(at, 1);
+    if (at >= 0) group.slices = group.slices.filter((other) => other !== info);
     if (group.slices.length === 0 && this.slicesByKey.get(group.key) === group) this.slicesByKey.delete(group.key);
     const key = group.key;
     const service = this.services.get(key);
@@ -514,8 +516,10 @@ export class ServiceStore implements StoreSinks {
     // Spec 2.3 rule 5: a slice with no endpoints is ignored and the cluster keeps its previous record.
     if (info.endpoints.length === 0) return;
     const first = info.endpoints[0];
-    if (!first) return;
-    if (!first.firstServable) {
+    if (first === null || first === undefined) return;
+    if (typeof first === 'string') {
+      family.clusters.set(info.cluster, new ServiceIpCluster(first, info.ports, info.cluster, true));
+    } else if (!first.firstServable) {
       family.clusters.delete(info.cluster);
     } else {
       family.clusters.set(info.cluster, new ServiceIpCluster(first.addresses[0]!, info.ports, info.cluster, !first.notReady));
@@ -536,8 +540,9 @@ export class ServiceStore implements StoreSinks {
     const records: DnsRecord[] = [];
     const seen = new Set<string>();
     for (const info of slices) {
-      for (const endpoint of info.endpoints) {
-        if (!endpoint) continue;
+      for (const entry of info.endpoints) {
+        if (entry === null) continue;
+        const endpoint = typeof entry === 'string' ? { addresses: [entry], hostname: '', notReady: false } : entry;
         if (endpoint.notReady && !info.publishNotReady) continue;
         for (const ip of endpoint.addresses) {
           if (seen.has(ip)) continue;
@@ -546,7 +551,7 @@ export class ServiceStore implements StoreSinks {
         }
       }
     }
-    const data: HeadlessCluster = { records, healthy: true };
+    const data: HeadlessCluster = { records: exact(records), healthy: true };
     family.clusters.set(cluster, data);
   }
 
@@ -667,12 +672,21 @@ class Interner {
     const known = this.portLists.get(key);
     if (known !== undefined) return known;
     if (this.portLists.size >= Interner.limit) this.portLists.clear();
-    this.portLists.set(key, ports);
-    return ports;
+    const shared = exact(ports);
+    this.portLists.set(key, shared);
+    return shared;
   }
 }
 
 const noPorts: readonly Port[] = [];
+
+/**
+ * A copy without spare capacity. An array grown by push keeps room for 16 more elements (about
+ * 130 bytes); arrays kept for every slice and endpoint are copied to their exact size.
+ */
+export function exact<T>(items: T[]): T[] {
+  return items.length === 0 ? [] : items.slice();
+}
 
 /** Spec 2.4: missing fields become empty strings or 0. */
 export function parsePorts(value: unknown): Port[] {
@@ -712,13 +726,17 @@ function asRecord(value: unknown): Record<string, unknown> | undefined {
 
 function stampOf(object: KubeObject): Stamp {
   const version: unknown = object.metadata?.resourceVersion;
-  return typeof version === 'string' ? version : object;
+  if (typeof version !== 'string') return object;
+  // resourceVersions are etcd revisions in practice: kept as a number, which costs no allocation.
+  const n = Number(version);
+  return Number.isSafeInteger(n) && String(n) === version ? n : version;
 }
 
 /** Same resourceVersion, or (manifests, which have none) the same content. */
 function sameStamp(stamp: Stamp, object: KubeObject): boolean {
   const version = object.metadata?.resourceVersion;
   // A versioned object never equals one without a version: their metadata differ.
+  if (typeof stamp === 'number') return typeof version === 'string' && stampOf(object) === stamp;
   if (typeof stamp === 'string') return version === stamp;
   const kept = stamp.metadata?.resourceVersion;
   if (kept !== undefined && version !== undefined) return kept === version;

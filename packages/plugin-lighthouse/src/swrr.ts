@@ -15,7 +15,8 @@ interface Item<K> {
 
 /** Smooth weighted round robin over keys in insertion order (deterministic, unlike upstream's map order). */
 export class SmoothWeightedRoundRobin<K> {
-  private readonly items: Item<K>[] = [];
+  /** Replaced on add rather than pushed to, so a kept balancer holds no spare capacity. */
+  private items: Item<K>[] = [];
 
   /** Number of items. */
   get size(): number {
@@ -31,7 +32,7 @@ export class SmoothWeightedRoundRobin<K> {
   add(key: K, weight = 1): void {
     if (!Number.isFinite(weight) || weight < 0) throw new RangeError(`weight must be a non-negative number, got ${weight}`);
     if (this.items.some((item) => item.key === key)) throw new Error(`item ${String(key)} already added`);
-    this.items.push({ key, weight, current: 0, effective: weight });
+    this.items = [...this.items, { key, weight, current: 0, effective: weight }];
   }
 
   /** The next item's index, or -1 when empty. */

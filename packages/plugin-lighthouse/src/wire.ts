@@ -3,7 +3,7 @@
  * pointer 0xC00C (the question name at offset 12), so one body serves every spelling of the
  * question: the reply copies the client's question and its case comes back unchanged.
  */
-import { ipv4Bytes, ipv6Bytes } from './addresses.js';
+import { ipv6Bytes, parseIpv4 } from './addresses.js';
 
 export const TYPE_A = 1;
 export const TYPE_NS = 2;
@@ -69,12 +69,14 @@ export class RecordWriter {
 
   /** A or AAAA for `ip`, owned by the question name. False when `ip` does not parse. */
   address(ip: string): boolean {
-    const v4 = ipv4Bytes(ip);
-    if (v4) {
+    if (ip.length <= 15 && ip.indexOf(':') < 0) {
       const at = this.header(TYPE_A, 4);
-      scratch.set(v4, at);
-      this.length = at + 4;
-      return true;
+      if (parseIpv4(ip, scratch, at)) {
+        this.length = at + 4;
+        return true;
+      }
+      // Not an address after all: the header is overwritten by whatever comes next.
+      this.count--;
     }
     const v6 = ipv6Bytes(ip);
     if (!v6) return false;
