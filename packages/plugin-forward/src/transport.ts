@@ -13,6 +13,7 @@
  * Idle sockets are unref'd and closed by their own idle timer after `expire`, so an idle pool
  * neither keeps the process alive nor needs a janitor interval.
  */
+import { randomFillSync } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -47,8 +48,19 @@ interface Waiter {
   readonly timer: NodeJS.Timeout;
 }
 
+/**
+ * Query IDs from the system's CSPRNG, as CoreDNS takes them from crypto/rand: a reused UDP
+ * socket keeps its source port, so the ID is what stands between a spoofed reply and the cache.
+ * Drawn in batches so a query costs an array read, not a syscall.
+ */
+const idPool = new Uint16Array(1024);
+let idNext = idPool.length;
 function randomId(): number {
-  return (Math.random() * 0x10000) | 0;
+  if (idNext === idPool.length) {
+    randomFillSync(idPool);
+    idNext = 0;
+  }
+  return idPool[idNext++]!;
 }
 
 function describeAddress(local: net.AddressInfo | Record<string, never> | undefined, host: string, port: number): string {
@@ -124,7 +136,9 @@ export class UdpPool {
     });
     // A socket still connecting queues nothing itself, so wait for it once; afterwards skip the
     // await, which would cost a microtask turn per query.
-    if (!conn.connected) await conn.ready;
+    // A socket that fails before it is up (bind to a source_address that is not local) rejects
+    // `reply` through close(); racing it keeps that rejection handled and ends the wait.
+    if (!conn.connected) await Promise.race([conn.ready, reply]);
     if (!conn.closed) conn.socket.send(wire);
     return reply;
   }
