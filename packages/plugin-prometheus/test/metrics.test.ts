@@ -272,7 +272,7 @@ test('a failed start closes the metrics listener it opened', async (t) => {
     logger,
     loadCorefile: () => ({ path: 'Corefile', contents: `.:${busy} {\n bind 127.0.0.1\n prometheus 127.0.0.1:0\n whoami\n}` }),
   });
-  await assert.rejects(server.start(), /EADDRINUSE/);
+  await assert.rejects(server.start(), /ListenPacket: listen udp 127\.0\.0\.1:\d+: bind: address already in use/);
   assert.equal(metricsListeners(server.registry)[0]?.port, 0);
 });
 
