@@ -1,5 +1,5 @@
 # Foghorn DNS server image: a drop-in for the Lighthouse DNS pod (see examples/kubernetes).
-# test/image.test.ts repeats the "runtime tree" steps below outside Docker; keep them in step.
+# test/image.test.ts runs the runtime-tree RUN step below outside Docker, read from this file.
 
 # 1. Build everything with the full toolchain.
 FROM node:22-bookworm-slim AS build

@@ -19,3 +19,4 @@ export { isPermittedAddress, dashedHostname, reverseName } from './addresses.js'
 export type { KubeObject, ObjectSink } from './kube/types.js';
 
 export default definePlugin({ name: 'lighthouse', setup });
+export { watchedResourceSpecs } from './kube-source.js';

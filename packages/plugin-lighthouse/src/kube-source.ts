@@ -13,17 +13,35 @@ import type { ResourceName, ServiceStore } from './store.js';
 /** Watch tuning passed through to the kube layer (tests shorten the backoff). */
 export type WatchOptions = Omit<StartWatchOptions, 'logger' | 'log' | 'env'>;
 
-/** The resources of spec 2.1 (the on-demand lists and the ConfigMap are not used). */
+/**
+ * The resources of spec 2.1 (the on-demand lists and the ConfigMap are not used): what the pod's
+ * RBAC must allow to list and watch (examples/kubernetes is checked against this list).
+ */
+export const watchedResourceSpecs: readonly (readonly [ResourceName, ResourceSpec])[] = [
+  // Both API versions may be served; a missing one is not an error (spec 2.1, mcs-api v1beta1).
+  ['serviceimports', { group: 'multicluster.x-k8s.io', version: 'v1alpha1', plural: 'serviceimports', optional: true }],
+  ['serviceimports', { group: 'multicluster.x-k8s.io', version: 'v1beta1', plural: 'serviceimports', optional: true }],
+  ['endpointslices', { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', labelSelector: managedBySelector }],
+  // Without Submariner (or its Gateway type) every cluster counts as connected (spec 4.4).
+  ['submariners', { group: 'submariner.io', version: 'v1alpha1', plural: 'submariners', optional: true }],
+  ['gateways', { group: 'submariner.io', version: 'v1', plural: 'gateways', optional: true }],
+];
+
+/** Each watched resource with the store's sink for it. */
 export function watchedResources(store: ServiceStore): [ResourceName, ResourceSpec, ObjectSink][] {
-  return [
-    // Both API versions may be served; a missing one is not an error (spec 2.1, mcs-api v1beta1).
-    ['serviceimports', { group: 'multicluster.x-k8s.io', version: 'v1alpha1', plural: 'serviceimports', optional: true }, store.serviceImports('v1alpha1')],
-    ['serviceimports', { group: 'multicluster.x-k8s.io', version: 'v1beta1', plural: 'serviceimports', optional: true }, store.serviceImports('v1beta1')],
-    ['endpointslices', { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', labelSelector: managedBySelector }, store.endpointSlices],
-    // Without Submariner (or its Gateway type) every cluster counts as connected (spec 4.4).
-    ['submariners', { group: 'submariner.io', version: 'v1alpha1', plural: 'submariners', optional: true }, store.submariners],
-    ['gateways', { group: 'submariner.io', version: 'v1', plural: 'gateways', optional: true }, store.gateways],
-  ];
+  const sinkFor = (name: ResourceName, spec: ResourceSpec): ObjectSink => {
+    switch (name) {
+      case 'serviceimports':
+        return store.serviceImports(spec.version);
+      case 'endpointslices':
+        return store.endpointSlices;
+      case 'submariners':
+        return store.submariners;
+      case 'gateways':
+        return store.gateways;
+    }
+  };
+  return watchedResourceSpecs.map(([name, spec]) => [name, spec, sinkFor(name, spec)]);
 }
 
 export class KubeSource implements Source {
