@@ -41,7 +41,7 @@ export interface BuildContext {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly validating: boolean;
   readonly shared: Map<string, unknown>;
-  requestReload(): Promise<boolean>;
+  requestReload(): Promise<Error | undefined>;
 }
 
 export type HookKind = 'startup' | 'shutdown' | 'restart' | 'restartFailed' | 'finalShutdown';
@@ -276,7 +276,7 @@ class SetupController extends Dispenser implements Controller {
     if (!this.context.shared.has(key)) this.context.shared.set(key, create());
     return this.context.shared.get(key) as T;
   }
-  requestReload(): Promise<boolean> {
+  requestReload(): Promise<Error | undefined> {
     return this.context.requestReload();
   }
 }

@@ -94,10 +94,11 @@ export interface Controller extends Dispenser {
    */
   shared<T>(key: string, create: () => T): T;
   /**
-   * Asks the process to reload the Corefile (SIGUSR1's path); used by *reload*. Resolves true
-   * when the new Corefile serves, false when it failed and the old one keeps serving.
+   * Asks the process to reload the Corefile (SIGUSR1's path); used by *reload*. Resolves with
+   * undefined when the new Corefile serves, or with the error when it failed and the old one
+   * keeps serving.
    */
-  requestReload(): Promise<boolean>;
+  requestReload(): Promise<Error | undefined>;
 }
 
 /** Where a third-party plugin asks to sit, relative to a standard directive. */

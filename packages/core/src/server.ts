@@ -225,7 +225,7 @@ export class Server {
       logger: this.logger,
       validating,
       shared: this.shared,
-      requestReload: () => this.reload(),
+      requestReload: () => this.reload().then((ok) => (ok ? undefined : (this.lastReloadError ?? new Error('reload failed')))),
       ...(this.options.env ? { env: this.options.env } : {}),
     };
   }
@@ -246,7 +246,7 @@ export async function validateCorefile(
     logger: options.logger ?? createLogger(),
     validating: true,
     shared: new Map(),
-    requestReload: () => Promise.resolve(false),
+    requestReload: () => Promise.resolve(new Error('cannot reload while validating')),
     ...(options.env ? { env: options.env } : {}),
   });
 }

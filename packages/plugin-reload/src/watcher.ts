@@ -24,7 +24,7 @@ export interface WatchedConfig {
   /** Effective period, jitter applied, in ms. */
   readonly periodMs: number;
   /** The server's reload (`c.requestReload`). */
-  readonly requestReload: () => Promise<boolean>;
+  readonly requestReload: () => Promise<Error | undefined>;
 }
 
 export class CorefileWatcher {
@@ -126,12 +126,11 @@ export class CorefileWatcher {
     }
     if (this.versionLabel !== undefined) this.metrics.versionInfo.remove('sha512', this.versionLabel);
     this.hash = hash;
-    const ok = await config.requestReload();
+    const error = await config.requestReload();
     this.versionLabel = hash;
     this.metrics.versionInfo.set({ hash: 'sha512', value: hash }, 1);
-    if (!ok) {
-      // The server logged `[ERROR] Restart failed: <err>` just before.
-      this.log.error('Corefile changed but reload failed');
+    if (error) {
+      this.log.error(`Corefile changed but reload failed: ${error.message}`);
       this.metrics.failed.inc();
     }
     // After a successful reload the new configuration's begin() (or its absence: stop())
