@@ -8,7 +8,7 @@ import type { ServerBlock, Token } from '@foghorn/corefile';
 import type { Registry } from 'prom-client';
 import { ConfigError } from './errors.js';
 import type { Logger } from './logger.js';
-import { KeyError, parseServerKey } from './keys.js';
+import { KeyError, parseServerKey, serverLabel } from './keys.js';
 import type { Controller, Handler, HandlerFactory, Hook, PluginDefinition, ReadinessProbe, ServerKey } from './plugin.js';
 import type { Route } from './routes.js';
 
@@ -64,8 +64,6 @@ export class Instance {
   readonly hooks: Record<HookKind, Hook[]> = { startup: [], shutdown: [], restart: [], restartFailed: [], finalShutdown: [] };
   readonly probes: ReadinessProbe[] = [];
   readonly addresses: AddressPlan[] = [];
-  /** Directive names that added a handler, per block (for `coredns_plugin_enabled`). */
-  readonly enabled: { server: string; zone: string; name: string }[] = [];
 
   constructor(readonly source: CorefileSource) {}
 
@@ -90,6 +88,8 @@ interface BlockState {
   readonly keyTokens: Token[];
   readonly factories: { name: string; factory: HandlerFactory }[];
   readonly listenAddresses: string[];
+  /** The listeners serving this block, as metrics `server` labels; filled once planned. */
+  readonly servers: Set<string>;
 }
 
 /** The built-in Corefile used when none is found or it has no server block (spec 1.8). */
@@ -166,7 +166,7 @@ function blockState(block: ServerBlock, index: number, dnsPort: number): BlockSt
       keyTokens.push(token);
     }
   }
-  return { block, index, keys, keyTokens, factories: [], listenAddresses: [] };
+  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], servers: new Set() };
 }
 
 /**
@@ -210,6 +210,7 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
           instance.addresses.push(plan);
         }
         plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null });
+        state.servers.add(serverLabel(host, key.port));
         if (forwards) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
       }
     });
@@ -245,8 +246,6 @@ class SetupController extends Dispenser implements Controller {
 
   addHandler(factory: HandlerFactory): void {
     this.state.factories.push({ name: this.directive, factory });
-    const first = this.state.keys[0];
-    if (first) this.instance.enabled.push({ server: `dns://:${first.port}`, zone: first.zone, name: this.directive });
   }
   onStartup(hook: Hook): void {
     this.instance.hooks.startup.push(hook);
@@ -265,6 +264,12 @@ class SetupController extends Dispenser implements Controller {
   }
   reportReadiness(ready: () => boolean): void {
     this.instance.probes.push({ name: this.directive, ready });
+  }
+  handlerNames(): readonly string[] {
+    return this.state.factories.map((entry) => entry.name);
+  }
+  servers(): readonly string[] {
+    return [...this.state.servers];
   }
   readinessProbes(): readonly ReadinessProbe[] {
     return this.instance.probes;

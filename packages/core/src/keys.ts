@@ -127,3 +127,8 @@ export function matchZone(zones: readonly string[], name: string): string | unde
   }
   return best;
 }
+
+/** CoreDNS's metrics `server` label of a listener: `dns://:53`, `dns://[::1]:1053`. */
+export function serverLabel(host: string, port: number): string {
+  return `dns://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

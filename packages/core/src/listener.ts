@@ -13,6 +13,7 @@ import dnsPacket from 'dns-packet';
 import type { OptAnswer, Packet } from 'dns-packet';
 import { listenError } from './address.js';
 import { PluginError } from './errors.js';
+import { serverLabel } from './keys.js';
 import type { Logger } from './logger.js';
 import { clientWrote, Rcode } from './rcode.js';
 import { Request } from './request.js';
@@ -164,7 +165,7 @@ export class Listener {
   private boundPort = 0;
 
   constructor(private readonly options: ListenerOptions) {
-    this.server = `dns://${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
+    this.server = serverLabel(options.host, options.port);
   }
 
   get host(): string {

@@ -84,6 +84,13 @@ export interface Controller extends Dispenser {
   onFinalShutdown(hook: Hook): void;
   /** Reports this plugin's readiness to the *ready* plugin. */
   reportReadiness(ready: () => boolean): void;
+  /**
+   * The directives of this server block that added a handler, in chain order (CoreDNS's
+   * `coredns_plugin_enabled` rows); complete from `onStartup` on.
+   */
+  handlerNames(): readonly string[];
+  /** The listeners serving this block as metrics `server` labels (`dns://:53`); from `onStartup` on. */
+  servers(): readonly string[];
   /** Every readiness probe registered in this configuration; meaningful from `onStartup` on. */
   readinessProbes(): readonly ReadinessProbe[];
   /** Restricts the server block to these listen addresses (the *bind* plugin). */

@@ -91,10 +91,10 @@ export function setup(c: Controller): void {
   // Identifies this block's claim on the shared listener (see endpoint.ts).
   const owner = {};
 
-  // The core lists a block's handlers only internally, so only this plugin's own row is set;
-  // the server label ignores `bind` for the same reason (`dns://:PORT`, like the core's list).
+  // One row per handler of the block, per listener, with the block's first zone (spec 1.9).
   const firstKey = c.keys[0];
-  const enabled = firstKey ? { server: `dns://:${firstKey.port}`, zone: firstKey.zone, view: '', name: c.directive } : undefined;
+  const enabledRows = (): EnabledLabels[] =>
+    firstKey ? c.servers().flatMap((server) => c.handlerNames().map((name) => ({ server, zone: firstKey.zone, view: '', name }))) : [];
   const rows = c.shared('prometheus:enabled', () => new EnabledRows(metrics));
   const start = async (): Promise<void> => {
     try {
@@ -102,7 +102,7 @@ export function setup(c: Controller): void {
     } catch (error) {
       c.log.error(`Failed to start metrics handler: ${(error as Error).message}`);
     }
-    if (enabled) rows.claim(owner, enabled);
+    for (const labels of enabledRows()) rows.claim(owner, labels);
   };
 
   c.onStartup(start);
@@ -115,7 +115,7 @@ export function setup(c: Controller): void {
   c.onShutdown(async () => {
     await endpoint.release(owner);
     // A configuration that failed to start takes its rows away again.
-    if (enabled) rows.release(owner, enabled);
+    for (const labels of enabledRows()) rows.release(owner, labels);
   });
   c.onFinalShutdown(() => endpoint.close());
 

@@ -176,7 +176,11 @@ test('queries over UDP and TCP are counted with CoreDNS names, types, help, labe
   assert.equal(value(expo, 'coredns_dns_request_size_bytes_bucket', { ...site, proto: 'udp', le: '100' }), udpQueries + 2);
   assert.ok(value(expo, 'coredns_dns_response_size_bytes_sum', { ...site, proto: 'tcp' }) > 0);
 
-  assert.equal(value(expo, 'coredns_plugin_enabled', { server: 'dns://:0', zone: 'example.org.', view: '', name: 'prometheus' }), 1);
+  // One row per handler of the block, labelled with its listener (bind included).
+  for (const name of ['prometheus', 'whoami']) {
+    assert.equal(value(expo, 'coredns_plugin_enabled', { server: 'dns://127.0.0.1:0', zone: 'example.org.', view: '', name }), 1, name);
+  }
+  assert.deepEqual(select(expo, 'coredns_plugin_enabled', { name: 'bind' }), [], 'bind adds no handler, so it has no row');
   const [buildInfo] = select(expo, 'coredns_build_info');
   assert.ok(buildInfo);
   assert.equal(buildInfo.value, 1);
@@ -296,7 +300,7 @@ test('metrics survive a reload: no "already registered" error, counters continue
   const expo = await scrape(portBefore);
   assert.equal(value(expo, 'coredns_dns_requests_total', { zone: 'example.org.', type: 'A' }), 3);
   assert.equal(value(expo, 'coredns_dns_requests_total', { zone: 'example.net.', type: 'A' }), 1);
-  assert.equal(value(expo, 'coredns_plugin_enabled', { zone: 'example.net.' }), 1);
+  assert.equal(value(expo, 'coredns_plugin_enabled', { zone: 'example.net.', name: 'prometheus' }), 1);
   assert.equal(expo.types.get('coredns_dns_requests_total'), 'counter');
 });
 
@@ -324,7 +328,7 @@ test('a reload that fails after the restart hooks reopens the old listener (OnRe
   await query({ port: server.port('example.org.') }, 'example.org', 'A');
   const expo = await scrape(port);
   assert.equal(value(expo, 'coredns_dns_requests_total', { zone: 'example.org.' }), 2);
-  assert.equal(value(expo, 'coredns_plugin_enabled', { zone: 'example.org.' }), 1);
+  assert.equal(value(expo, 'coredns_plugin_enabled', { zone: 'example.org.', name: 'prometheus' }), 1);
   assert.deepEqual(select(expo, 'coredns_plugin_enabled', { zone: 'example.net.' }), []);
 });
 
