@@ -74,6 +74,9 @@ export function stdoutLines(): LineBatcher {
   if (stdoutBatcher === undefined) {
     const batcher = new LineBatcher((chunk) => process.stdout.write(chunk));
     process.stdout.on('drain', () => batcher.drained());
+    // Lines of queries answered during the last moments (a graceful stop, SIGINT, SIGQUIT) are
+    // written before the process ends: stdout to a file or pipe is synchronous on Linux.
+    process.on('exit', () => batcher.flush());
     stdoutBatcher = batcher;
   }
   return stdoutBatcher;
