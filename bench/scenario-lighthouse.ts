@@ -8,52 +8,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { syntheticClusters, syntheticClusterset } from '@foghorn/testkit/kube';
 import type { BenchScenario } from './scenario.js';
 
 const services = Number(process.env['BENCH_LIGHTHOUSE_SERVICES'] ?? 10_000);
-const clusters = ['cluster1', 'cluster2', 'cluster3'];
-
-/** Writes `count` services (every fifth headless) exported by three clusters into `dir`. */
+/** Writes `count` synthetic services as JSON lists, one file per cluster plus the imports. */
 export function writeClusterset(dir: string, count: number): void {
-  const imports: object[] = [];
-  const slices: object[][] = clusters.map(() => []);
-  for (let i = 0; i < count; i++) {
-    const name = `svc${i}`;
-    const namespace = `ns${i % 100}`;
-    const headless = i % 5 === 4;
-    const ports = [{ name: 'http', protocol: 'TCP', port: 8080 }];
-    imports.push({
-      apiVersion: 'multicluster.x-k8s.io/v1alpha1',
-      kind: 'ServiceImport',
-      metadata: { name, namespace, annotations: { 'lighthouse.submariner.io/use-clusterset-ip': 'false' } },
-      spec: { type: headless ? 'Headless' : 'ClusterSetIP', ports },
-    });
-    clusters.forEach((cluster, c) => {
-      const ip = (k: number): string => `10.${c * 64 + ((i >> 14) & 63)}.${(i >> 6) & 255}.${((i & 63) << 2) + k}`;
-      slices[c]!.push({
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          name: `${name}-${cluster}`,
-          namespace,
-          labels: {
-            'endpointslice.kubernetes.io/managed-by': 'lighthouse-agent.submariner.io',
-            'multicluster.kubernetes.io/service-name': name,
-            'lighthouse.submariner.io/sourceNamespace': namespace,
-            'multicluster.kubernetes.io/source-cluster': cluster,
-            'lighthouse.submariner.io/is-headless': String(headless),
-          },
-        },
-        addressType: 'IPv4',
-        endpoints: headless
-          ? [0, 1, 2].map((k) => ({ addresses: [ip(k + 1)], hostname: `${name}-${k}`, conditions: { ready: true } }))
-          : [{ addresses: [ip(1)], conditions: { ready: true } }],
-        ports,
-      });
-    });
-  }
+  const { imports, slices } = syntheticClusterset(count);
   writeFileSync(join(dir, 'serviceimports.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: imports }));
-  clusters.forEach((cluster, c) => writeFileSync(join(dir, `${cluster}.json`), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: slices[c] })));
+  syntheticClusters.forEach((cluster, c) => writeFileSync(join(dir, `${cluster}.json`), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: slices[c] })));
 }
 
 const scenario: BenchScenario = {

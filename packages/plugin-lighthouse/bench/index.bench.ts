@@ -17,58 +17,26 @@ import { Request, readQuery } from '@foghorn/core';
 import type { QueryHeader, ResponseWriter } from '@foghorn/core';
 import { createLogger } from '@foghorn/core';
 import { makeQuery } from '@foghorn/testkit';
-import { startKubeApiServer } from '@foghorn/testkit/kube';
+import { startKubeApiServer, syntheticClusterset, syntheticEndpointSlice } from '@foghorn/testkit/kube';
 import type { ApiObject } from '@foghorn/testkit/kube';
 import { AnswerTable, ServiceStore } from '../src/index.js';
 import type { KubeObject } from '../src/index.js';
 import { Lighthouse } from '../src/handler.js';
 import { KubeSource } from '../src/kube-source.js';
 
-const clusters = ['cluster1', 'cluster2', 'cluster3'];
 const zone = 'clusterset.local.';
+let version = 10_000_000;
+const stamp = (): string => String(version++);
 
 function objects(count: number): { imports: KubeObject[]; slices: KubeObject[] } {
-  const imports: KubeObject[] = [];
-  const slices: KubeObject[] = [];
-  for (let i = 0; i < count; i++) {
-    const name = `svc${i}`;
-    const namespace = `ns${i % 100}`;
-    const headless = i % 5 === 4;
-    const ports = [{ name: 'http', protocol: 'TCP', port: 8080 }];
-    imports.push({
-      apiVersion: 'multicluster.x-k8s.io/v1alpha1',
-      kind: 'ServiceImport',
-      metadata: { name, namespace, resourceVersion: String(i + 1) },
-      spec: { type: headless ? 'Headless' : 'ClusterSetIP', ports },
-    });
-    clusters.forEach((cluster, c) => slices.push(slice(name, namespace, cluster, headless, c, i, 1)));
-  }
+  const { imports, slices } = syntheticClusterset(count, stamp);
   // Every string its own copy, as JSON from the API server would be.
-  return JSON.parse(JSON.stringify({ imports, slices })) as { imports: KubeObject[]; slices: KubeObject[] };
+  return JSON.parse(JSON.stringify({ imports, slices: slices.flat() })) as { imports: KubeObject[]; slices: KubeObject[] };
 }
 
-let version = 10_000_000;
-
-function slice(name: string, namespace: string, cluster: string, headless: boolean, c: number, i: number, last: number): KubeObject {
-  const ip = (k: number): string => `10.${c * 64 + ((i >> 14) & 63)}.${(i >> 6) & 255}.${((i & 63) << 2) + k}`;
-  return {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: {
-      name: `${name}-${cluster}`,
-      namespace,
-      resourceVersion: String(version++),
-      labels: {
-        'endpointslice.kubernetes.io/managed-by': 'lighthouse-agent.submariner.io',
-        'multicluster.kubernetes.io/service-name': name,
-        'lighthouse.submariner.io/sourceNamespace': namespace,
-        'multicluster.kubernetes.io/source-cluster': cluster,
-      },
-    },
-    addressType: 'IPv4',
-    endpoints: headless ? [0, 1, 2].map((k) => ({ addresses: [ip(k + 1)], hostname: `${name}-${k}` })) : [{ addresses: [`${ip(0).split('.').slice(0, 3).join('.')}.${last}`] }],
-    ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
-  };
+/** A change to service `i` in cluster2: its address's last octet. */
+function update(i: number, lastOctet: number): KubeObject {
+  return syntheticEndpointSlice(i, 1, { resourceVersion: stamp(), lastOctet }) as KubeObject;
 }
 
 function mb(bytes: number): string {
@@ -162,9 +130,9 @@ async function size(count: number): Promise<void> {
   for (let k = 0; k < 1000; k++) {
     const i = (k * 7919) % count;
     if (i % 5 === 4) continue;
-    const update = slice(`svc${i}`, `ns${i % 100}`, 'cluster2', false, 1, i, 2 + (k % 200));
+    const change = update(i, 2 + (k % 200));
     const t0 = performance.now();
-    store.endpointSlices.upsert(update);
+    store.endpointSlices.upsert(change);
     const body = answerA(t, `cluster2.svc${i}.ns${i % 100}.svc.clusterset.local.`);
     latencies.push(performance.now() - t0);
     if (body.length === 0) throw new Error('no answer');
@@ -200,7 +168,7 @@ async function throughWatch(count: number): Promise<void> {
       });
     });
     const start = performance.now();
-    api.apply(slice(`svc${i}`, `ns${i % 100}`, 'cluster2', false, 1, i, 2 + (k % 200)) as ApiObject);
+    api.apply(update(i, 2 + (k % 200)) as ApiObject);
     latencies.push((await done) - start);
   }
   latencies.sort((x, y) => x - y);

@@ -16,7 +16,7 @@ import { startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
 import lighthouse from '../src/index.js';
 import type { KubeObject } from '../src/index.js';
-import { a, ask, gateway, http, serviceImport, serviceSlice, slice, srv, submariner, transports } from './fixtures.js';
+import { a, ask, eventually, gateway, http, serviceImport, serviceSlice, slice, srv, submariner, transports } from './fixtures.js';
 
 const Z = 'clusterset.local';
 const svc1 = `service1.namespace1.svc.${Z}`;
@@ -55,18 +55,6 @@ async function cluster(t: TestContext, objects: KubeObject[], before?: (api: Kub
   };
 }
 
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-}
 
 test('through the API server: ClusterSetIP and headless rows answer over UDP and TCP (H1-H4, HL2-HL4, C3)', async (t) => {
   const c = await cluster(t, [

@@ -294,3 +294,17 @@ export function model(options: { clusterId?: string; families?: { v4: boolean; v
     },
   };
 }
+
+/** Polls `check` until it passes (10 ms steps), failing with its last error after `timeoutMs`. */
+export async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}

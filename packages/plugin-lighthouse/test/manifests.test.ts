@@ -12,24 +12,11 @@ import { definePlugin } from '@foghorn/core';
 import type { ReadinessProbe } from '@foghorn/core';
 import { directivesOf, startServer } from '@foghorn/testkit';
 import lighthouse, { parseManifests } from '../src/index.js';
-import { ask, http, manifestDir, serviceImport, serviceSlice, startLighthouse } from './fixtures.js';
+import { ask, eventually, http, manifestDir, serviceImport, serviceSlice, startLighthouse } from './fixtures.js';
 
 const Z = 'clusterset.local';
 const svc1 = `service1.namespace1.svc.${Z}`;
 
-/** Polls `check` until it passes (10 ms steps), failing with its last error after `timeoutMs`. */
-async function eventually(check: () => Promise<void>, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-}
 
 test('the manifests source follows added, edited, reordered and removed files', async (t) => {
   const dir = await manifestDir();

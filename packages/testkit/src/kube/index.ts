@@ -17,3 +17,5 @@ export { defaultResources, parseLabelSelector } from './store.js';
 export type { ApiObject, ApiObjectMeta, ApiResource, EventType, LabelSelector } from './store.js';
 export { objectName, RecordingSink } from './sink.js';
 export type { SinkCall, SinkObject } from './sink.js';
+export { syntheticClusters, syntheticClusterset, syntheticEndpointSlice, syntheticServiceImport } from './clusterset.js';
+export type { SyntheticObject, SyntheticOptions } from './clusterset.js';
