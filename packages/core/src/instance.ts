@@ -9,7 +9,9 @@ import type { Registry } from 'prom-client';
 import { ConfigError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
-import type { Controller, Handler, HandlerFactory, Hook, PluginDefinition, ReadinessProbe, ServerKey } from './plugin.js';
+import type { Controller, Handler, HandlerFactory, HandlerResult, Hook, PluginDefinition, ReadinessProbe, ServerKey } from './plugin.js';
+import type { Request } from './request.js';
+import type { ResponseWriter } from './response.js';
 import type { Route } from './routes.js';
 
 /** One entry of the distribution's directive list (our plugin.cfg). */
@@ -143,7 +145,10 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
 
   const chains = states.map((state) => {
     let chain: Handler | null = null;
-    for (let i = state.factories.length - 1; i >= 0; i--) chain = state.factories[i]!.factory(chain);
+    for (let i = state.factories.length - 1; i >= 0; i--) {
+      const { name, factory } = state.factories[i]!;
+      chain = new NamedLink(name, factory(chain));
+    }
     return chain;
   });
   planAddresses(states, chains, instance);
@@ -214,6 +219,23 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
         if (forwards) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
       }
     });
+  }
+}
+
+/**
+ * One link of a chain: notes on the request which plugin runs, so the writer can record which
+ * one wrote the reply (the `plugin` label of `coredns_dns_responses_total`, as CoreDNS's
+ * per-plugin writer does), then calls it. One property store per plugin per query.
+ */
+class NamedLink implements Handler {
+  constructor(
+    readonly name: string,
+    private readonly handler: Handler,
+  ) {}
+
+  serveDNS(req: Request, w: ResponseWriter): HandlerResult {
+    req.handler = this.name;
+    return this.handler.serveDNS(req, w);
   }
 }
 

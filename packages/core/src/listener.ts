@@ -78,6 +78,7 @@ class UdpWriter extends ReplyWriter {
 
   protected send(wire: Buffer): number {
     this.written = true;
+    if (this.req.writtenBy === '') this.req.writtenBy = this.req.handler;
     this.socket.send(wire, this.req.remotePort, this.address);
     return wire.length;
   }
@@ -138,6 +139,7 @@ class TcpWriter extends ReplyWriter {
 
   protected send(wire: Buffer): number {
     this.written = true;
+    if (this.req.writtenBy === '') this.req.writtenBy = this.req.handler;
     this.connection.send(wire);
     return wire.length;
   }
@@ -323,6 +325,8 @@ export class Listener {
   }
 
   private reply(req: Request, w: ReplyWriter, rcode: number): void {
+    // The server writes this one, not the plugin that returned the rcode.
+    req.handler = '';
     try {
       w.writeWire(errorReply(req, rcode));
     } catch (error) {

@@ -67,6 +67,10 @@ export class Request {
   zone = '.';
   /** The listener, as CoreDNS's metrics `server` label: `dns://127.0.0.1:53`. */
   server = '';
+  /** The plugin now handling the query; the chain sets it as the query goes down. */
+  handler = '';
+  /** The plugin that wrote the reply, '' until one did (or when the server wrote it). */
+  writtenBy = '';
   private decoded: Packet | undefined;
 
   constructor(raw: Buffer, header: QueryHeader, transport: Transport, remoteAddress: string, remotePort: number) {

@@ -16,12 +16,6 @@ import type { DnsMetrics } from './metrics.js';
 const noView = '';
 
 /**
- * The `plugin` label of `coredns_dns_responses_total`. The core does not record which handler
- * wrote a reply, so it stays empty, as CoreDNS reports server-written replies.
- */
-const unknownWriter = '';
-
-/**
  * CoreDNS's monitored query types (`monitorType` in plugin/metrics/vars/report.go); every other type is
  * counted as `other`. Indexed by type number, so the lookup is one array read.
  */
@@ -74,8 +68,8 @@ interface Site {
   readonly doRequests: CounterCell;
   readonly udp: ProtoCells;
   readonly tcp: ProtoCells;
-  /** `responses_total` cells by rcode. */
-  readonly responses: Map<number, CounterCell>;
+  /** `responses_total` cells by rcode, then by the plugin that wrote ('' for the server). */
+  readonly responses: Map<number, Map<string, CounterCell>>;
 }
 
 /** The prometheus handler of one server block. */
@@ -151,10 +145,16 @@ export class Prometheus implements Handler {
     site.duration.observe((performance.now() - start) / 1000);
     proto.responseSize.observe(responseSize);
     proto.requestSize.observe(req.raw.length);
-    let responses = site.responses.get(rcode);
+    let byWriter = site.responses.get(rcode);
+    if (byWriter === undefined) {
+      byWriter = new Map();
+      site.responses.set(rcode, byWriter);
+    }
+    const writer = req.writtenBy;
+    let responses = byWriter.get(writer);
     if (responses === undefined) {
-      responses = this.metrics.responses.child(site.server, site.zone, noView, rcodeToString(rcode), unknownWriter);
-      site.responses.set(rcode, responses);
+      responses = this.metrics.responses.child(site.server, site.zone, noView, rcodeToString(rcode), writer);
+      byWriter.set(writer, responses);
     }
     responses.value++;
   }

@@ -148,7 +148,7 @@ test('queries over UDP and TCP are counted with CoreDNS names, types, help, labe
   assert.equal(value(expo, 'coredns_dns_requests_total', { ...site, proto: 'udp', family: '1', type: 'TXT' }), 1);
   const total = udpQueries + tcpQueries + 2;
 
-  assert.equal(value(expo, 'coredns_dns_responses_total', { ...site, rcode: 'NOERROR', plugin: '' }), total);
+  assert.equal(value(expo, 'coredns_dns_responses_total', { ...site, rcode: 'NOERROR', plugin: 'whoami' }), total, 'whoami wrote every reply');
   assert.equal(value(expo, 'coredns_dns_do_requests_total', site), 1);
 
   const durationBounds = select(expo, 'coredns_dns_request_duration_seconds_bucket', site).map((s) => s.labels.le);
