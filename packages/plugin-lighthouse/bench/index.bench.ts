@@ -96,7 +96,7 @@ async function size(count: number): Promise<void> {
   console.log(`${count.toLocaleString('en')} services: build ${loadMs.toFixed(0)} ms; RSS ${mb(after.rss)} (+${mb(after.rss - before.rss)}), heap used +${mb(after.heapUsed - before.heapUsed)}`);
 
   const writer: ResponseWriter = { write: () => 0, writeWire: (wire) => wire.length };
-  const handler = new Lighthouse({ table: t, synced: () => true }, [], new Float64Array(8), null);
+  const handler = new Lighthouse({ table: t, synced: () => true, zones: [zone] }, [], new Float64Array(8), null);
   // First queries: every service's bare name, A and SRV, each built on its query (fills the cache).
   let firsts: Request[] | undefined = [];
   for (let i = 0; i < count; i++) {

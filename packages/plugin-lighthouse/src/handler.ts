@@ -4,10 +4,10 @@
  * SOA on negative answers, an OPT echo). No per-query list scans and no dns-packet encoding.
  */
 import dnsPacket from 'dns-packet';
-import { Flags, isSubdomain, nextOrFailure, Rcode } from '@foghorn/core';
+import { Flags, isSubdomain, matchZone, nextOrFailure, Rcode } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { notImplemented, notZone, Outcome } from './answers.js';
-import type { Answer, AnswerTable } from './answers.js';
+import type { Answer, AnswerTable, ZoneInfo } from './answers.js';
 import { TYPE_A, TYPE_AAAA, TYPE_PTR, TYPE_SRV, TYPE_TXT } from './wire.js';
 
 /** What the handler needs from the running plugin; swapped in at startup. */
@@ -16,6 +16,8 @@ export interface HandlerState {
   table: AnswerTable | null;
   /** The source delivered a complete list of every watched resource. */
   synced: () => boolean;
+  /** The zones the plugin answers for (lower case, fully qualified). */
+  readonly zones: readonly string[];
 }
 
 /** Counts per outcome, indexed by {@link Outcome}. */
@@ -33,18 +35,36 @@ export class Lighthouse implements Handler {
 
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
     const table = this.state.table;
-    // Like CoreDNS's kubernetes plugin: until the first complete list, an answer could be a wrong
-    // NXDOMAIN that resolvers cache, so the server answers SERVFAIL instead.
-    if (table === null || !this.state.synced()) {
-      this.outcomes[Outcome.unsynced]!++;
-      return Rcode.SERVFAIL;
-    }
     const qname = req.qname;
-    const zone = table.matchZone(qname);
     let answer: Answer;
-    if (zone === undefined) {
+    if (table === null || !this.state.synced()) {
+      // Like CoreDNS's kubernetes plugin: until the first complete list, an answer in our zones
+      // could be a wrong NXDOMAIN that resolvers cache, so those get SERVFAIL. Names outside
+      // them are not ours to hold back: NOTZONE or fallthrough, as when synced.
+      if (matchZone(this.state.zones, qname) !== undefined) {
+        this.outcomes[Outcome.unsynced]!++;
+        return Rcode.SERVFAIL;
+      }
       answer = notZone;
     } else {
+      const zone = table.matchZone(qname);
+      answer = zone === undefined ? notZone : this.lookup(table, req, qname, zone);
+    }
+    // NODATA never falls through (spec 1.4); NXDOMAIN, NOTIMP and NOTZONE may.
+    if (answer.rcode !== Rcode.NOERROR && this.fallsThrough(qname)) {
+      this.outcomes[Outcome.fallthrough]!++;
+      return nextOrFailure(this.name, this.next, req, w);
+    }
+    this.outcomes[answer.outcome]!++;
+    for (const [cell, n] of answer.served) cell.value += n;
+    writeAnswer(req, w, answer);
+    // NOTIMP was written here, so report success: returning it would make the server write again.
+    return answer.rcode === Rcode.NOTIMP ? Rcode.NOERROR : answer.rcode;
+  }
+
+  private lookup(table: AnswerTable, req: Request, qname: string, zone: ZoneInfo): Answer {
+    let answer: Answer;
+    {
       switch (req.qtype) {
         case TYPE_A:
         case TYPE_AAAA:
@@ -64,16 +84,7 @@ export class Lighthouse implements Handler {
           answer = notImplemented;
       }
     }
-    // NODATA never falls through (spec 1.4); NXDOMAIN, NOTIMP and NOTZONE may.
-    if (answer.rcode !== Rcode.NOERROR && this.fallsThrough(qname)) {
-      this.outcomes[Outcome.fallthrough]!++;
-      return nextOrFailure(this.name, this.next, req, w);
-    }
-    this.outcomes[answer.outcome]!++;
-    for (const [cell, n] of answer.served) cell.value += n;
-    writeAnswer(req, w, answer);
-    // NOTIMP was written here, so report success: returning it would make the server write again.
-    return answer.rcode === Rcode.NOTIMP ? Rcode.NOERROR : answer.rcode;
+    return answer;
   }
 
   private fallsThrough(qname: string): boolean {
@@ -82,8 +93,12 @@ export class Lighthouse implements Handler {
   }
 }
 
+/**
+ * `_http._tcp.svc...` → `http.tcp.svc...` (spec 3.2): a leading `_` is stripped from the first
+ * two labels only, where the port and protocol sit; other labels keep theirs.
+ */
 function stripUnderscores(qname: string): string {
-  return qname.replace(/(^|\.)_/g, '$1');
+  return qname.replace(/^_?([^.]*)\._?/, '$1.');
 }
 
 /** OPT with the client's UDP size and DO bit, version 0, no options (spec 2.5). */

@@ -171,7 +171,7 @@ export function setup(c: Controller): void {
   const shared = c.shared('@foghorn/plugin-lighthouse', () => new PluginState(c));
   const outcomes = shared.metrics.outcomes(zones.join(','));
   let lease: Lease | undefined;
-  const state: HandlerState = { table: null, synced: () => lease?.source.synced ?? false };
+  const state: HandlerState = { table: null, synced: () => lease?.source.synced ?? false, zones };
   c.addHandler((next) => new Lighthouse(state, options.fallthrough ?? [], outcomes, next));
   c.reportReadiness(() => state.synced());
   c.onStartup(async () => {

@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import bind from '@foghorn/plugin-bind';
+import whoami from '@foghorn/plugin-whoami';
 import { definePlugin } from '@foghorn/core';
 import type { ReadinessProbe } from '@foghorn/core';
-import { directivesOf, startServer } from '@foghorn/testkit';
+import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';
 import { startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
@@ -152,4 +153,20 @@ test('through the API server: a restart and a 410 relist keep every answer right
   assert.ok(seen.has(`NOERROR ${a(svc1, SIP2)}`));
   const text = await c.dns.server.registry.metrics();
   assert.match(text, /coredns_lighthouse_watch_restarts_total\{resource="endpointslices"\} [1-9]/);
+});
+
+test('while the API server is away, only names in lighthouse zones are held back with SERVFAIL', async (t) => {
+  // An API server that is gone: its port answers nothing.
+  const gone = await startKubeApiServer();
+  const url = gone.url;
+  await gone.close();
+  const dns = await startServer(
+    `.:0 {\n    bind 127.0.0.1\n    lighthouse ${Z} {\n        endpoint ${url}\n        fallthrough\n    }\n    whoami\n}\n`,
+    { directives: directivesOf(bind, lighthouse, whoami) },
+  );
+  t.after(() => dns.close());
+  assert.equal((await ask(dns, svc1, 'A')).rcode, 'SERVFAIL');
+  const other = await query({ port: dns.port() }, 'www.example.org', 'A');
+  assert.equal(rcodeOf(other), 'NOERROR');
+  assert.equal(other.additionals?.[0]?.type, 'A', 'whoami answered: the name fell through');
 });

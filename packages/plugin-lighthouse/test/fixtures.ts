@@ -208,6 +208,11 @@ export interface Row {
   readonly rcode: string;
   /** Answer lines, sorted on comparison; omitted = not compared. */
   readonly answers?: readonly string[];
+  /**
+   * Who must have answered, when a `whoami` follows lighthouse: `next` (it fell through, so the
+   * additional section holds whoami's address) or `lighthouse` (no whoami records).
+   */
+  readonly answeredBy?: 'lighthouse' | 'next';
 }
 
 export const a = (name: string, ip: string): string => `${name}. 5 IN A ${ip}`;
@@ -227,6 +232,10 @@ export async function table(t: TestContext, objects: readonly KubeObject[], rows
       const what = `${row.id} ${transport} ${row.name} ${row.type}`;
       assert.equal(got.rcode, row.rcode, `${what}: rcode`);
       if (row.answers) assert.deepEqual(got.answers, [...row.answers].sort(), `${what}: answers`);
+      if (row.answeredBy) {
+        const byWhoami = (got.reply.additionals ?? []).some((rr) => rr.type === 'SRV' && rr.name.startsWith(`_${transport}.`));
+        assert.equal(byWhoami, row.answeredBy === 'next', `${what}: answered by ${row.answeredBy}`);
+      }
     }
   }
 }

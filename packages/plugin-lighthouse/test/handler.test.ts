@@ -48,7 +48,7 @@ test('a namespace without the import is NXDOMAIN and a name outside the plugin z
 });
 
 test('fallthrough hands NOTZONE, NXDOMAIN and pod names to the next plugin but never NODATA (F1-F5)', async (t) => {
-  const next = (id: string, name: string, type: Row['type']): Row => ({ id, name, type, rcode: 'NOERROR' });
+  const next = (id: string, name: string, type: Row['type']): Row => ({ id, name, type, rcode: 'NOERROR', answeredBy: 'next' });
   const objects = base();
   await table(
     t,
@@ -61,7 +61,7 @@ test('fallthrough hands NOTZONE, NXDOMAIN and pod names to the next plugin but n
     objects,
     [
       { id: 'F2', name: 'service1.namespace1.svc.cluster.east', type: 'A', rcode: 'NOTZONE' },
-      { id: 'F3', name: svc1, type: 'AAAA', rcode: 'NOERROR', answers: [] },
+      { id: 'F3', name: svc1, type: 'AAAA', rcode: 'NOERROR', answers: [], answeredBy: 'lighthouse' },
       next('F4', `service1.namespace1.pod.${Z}`, 'A'),
       next('F4', `service1.namespace1.pod.${Z}`, 'SRV'),
       next('F5', `unknown.namespace1.svc.${Z}`, 'A'),
