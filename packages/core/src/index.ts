@@ -19,7 +19,7 @@ export type {
 } from './plugin.js';
 export { Request, MIN_UDP_SIZE, MAX_TCP_SIZE } from './request.js';
 export type { Transport } from './request.js';
-export { CapturingWriter, encodeReply, Flags, packetRcode, Recorder, replyTo, wireRcode } from './response.js';
+export { encodeReply, Flags, packetRcode, Recorder, replyTo, wireRcode } from './response.js';
 export type { ResponseWriter } from './response.js';
 export { clientWrote, Rcode, rcodeToString } from './rcode.js';
 export type { RcodeName } from './rcode.js';
@@ -38,7 +38,7 @@ export { emptyHeader, readQuery, Verdict } from './wire.js';
 export type { EdnsOption, QueryHeader } from './wire.js';
 export { listenError, listenPort, splitHostPort } from './address.js';
 export type { HostPort } from './address.js';
-export { classNumber, ResponseType, responseClass, responseTypeName, typeNumber, typify } from './response-type.js';
+export { classNumber, ResponseType, responseClass, typeNumber, typify } from './response-type.js';
 export type { ResponseClass } from './response-type.js';
 export { defaultHttpShutdownGraceMs, defaultHttpTimeoutMs, HttpEndpoint, HttpEndpoints, notFound, parseHttpAddress } from './http-endpoint.js';
 export type { HttpEndpointOptions } from './http-endpoint.js';

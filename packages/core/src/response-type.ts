@@ -27,22 +27,6 @@ export enum ResponseType {
   Update,
 }
 
-/** The names CoreDNS prints (`log/type` metadata). */
-const responseTypeNames: Readonly<Record<ResponseType, string>> = {
-  [ResponseType.NoError]: 'NOERROR',
-  [ResponseType.NameError]: 'NXDOMAIN',
-  [ResponseType.NoData]: 'NODATA',
-  [ResponseType.Delegation]: 'DELEGATION',
-  [ResponseType.ServerError]: 'SERVERERROR',
-  [ResponseType.OtherError]: 'OTHERERROR',
-  [ResponseType.Meta]: 'META',
-  [ResponseType.Update]: 'UPDATE',
-};
-
-export function responseTypeName(type: ResponseType): string {
-  return responseTypeNames[type];
-}
-
 /** CoreDNS's `response.Class`: what `log`'s `class` option selects. */
 export type ResponseClass = 'success' | 'denial' | 'error';
 

@@ -144,18 +144,25 @@ function truncate(msg: Packet, limit: number): Buffer {
 /**
  * Wraps a writer and remembers what went through it, for plugins on the return path
  * (log, prometheus, cache, errors). Create one per query in `serveDNS`.
+ *
+ * `size` is CoreDNS's recorder length: the message as the plugin wrote it, before the server's
+ * scrub adds OPT or truncates. For a message object that costs a dns-packet `encodingLength`
+ * walk, so a plugin that does not need it passes `measure: false` and gets the bytes sent.
  */
 export class Recorder implements ResponseWriter {
   /** Rcode of the last reply written, or -1 when nothing was written. */
   rcode = -1;
-  /** Bytes sent, summed over everything written. */
+  /** Length of everything written, summed (see the class comment). */
   size = 0;
   /** The last message written as an object (undefined for wire writes). */
   msg: Packet | undefined = undefined;
   /** The last message written as wire bytes (undefined for object writes). */
   wire: Buffer | undefined = undefined;
 
-  constructor(readonly inner: ResponseWriter) {}
+  constructor(
+    readonly inner: ResponseWriter,
+    private readonly measure = true,
+  ) {}
 
   /** True once a reply went out through this recorder. */
   get written(): boolean {
@@ -166,8 +173,9 @@ export class Recorder implements ResponseWriter {
     this.msg = msg;
     this.wire = undefined;
     this.rcode = packetRcode(msg);
+    if (this.measure) this.size += dnsPacket.encodingLength(msg);
     const sent = this.inner.write(msg);
-    this.size += sent;
+    if (!this.measure) this.size += sent;
     return sent;
   }
 
@@ -175,27 +183,7 @@ export class Recorder implements ResponseWriter {
     this.wire = wire;
     this.msg = undefined;
     this.rcode = wireRcode(wire);
-    const sent = this.inner.writeWire(wire);
-    this.size += sent;
-    return sent;
-  }
-}
-
-/**
- * A writer that keeps the reply instead of sending it: for lookups a plugin makes on its own
- * behalf (prefetch, stale refresh), CoreDNS's non-writer.
- */
-export class CapturingWriter implements ResponseWriter {
-  msg: Packet | undefined = undefined;
-  wire: Buffer | undefined = undefined;
-
-  write(msg: Packet): number {
-    this.msg = msg;
-    return 0;
-  }
-
-  writeWire(wire: Buffer): number {
-    this.wire = wire;
-    return 0;
+    this.size += wire.length;
+    return this.inner.writeWire(wire);
   }
 }

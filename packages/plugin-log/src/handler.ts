@@ -5,7 +5,7 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import { clientWrote, isSubdomain, nextOrFailure, PluginError, replyTo, responseClass, typify } from '@foghorn/core';
+import { clientWrote, isSubdomain, nextOrFailure, PluginError, Recorder, replyTo, responseClass, typify } from '@foghorn/core';
 import type { Handler, HandlerResult, LogSink, Request, ResponseWriter } from '@foghorn/core';
 import { ClassBit } from './classify.js';
 import { formatLine } from './format.js';
@@ -25,43 +25,6 @@ const QR = 0x8000;
 const COPIED_BITS = 0x7800 | 0x0100 | 0x0010;
 /** An OPT record without options: root name (1), type, class, TTL, RDLENGTH. */
 const OPT_FIXED_LENGTH = 11;
-
-/**
- * Watches what the rest of the chain writes. Unlike core's Recorder it measures each message
- * before the server's scrub adds OPT or truncates, as CoreDNS's recorder does for `{rsize}`.
- */
-export class LogRecorder implements ResponseWriter {
-  /** The last message written as an object, or undefined. */
-  msg: Packet | undefined = undefined;
-  /** The last message written as wire bytes, or undefined. */
-  wire: Buffer | undefined = undefined;
-  /** Summed uncompressed length of what was written (only when measured). */
-  size = 0;
-
-  constructor(
-    private readonly inner: ResponseWriter,
-    /** Measuring an object message costs an encodingLength walk; skip it when `{rsize}` is unused. */
-    private readonly measure: boolean,
-  ) {}
-
-  get written(): boolean {
-    return this.msg !== undefined || this.wire !== undefined;
-  }
-
-  write(msg: Packet): number {
-    if (this.measure) this.size += dnsPacket.encodingLength(msg);
-    this.msg = msg;
-    this.wire = undefined;
-    return this.inner.write(msg);
-  }
-
-  writeWire(wire: Buffer): number {
-    this.size += wire.length;
-    this.wire = wire;
-    this.msg = undefined;
-    return this.inner.writeWire(wire);
-  }
-}
 
 /** Length of the reply the server writes itself for an error rcode nobody wrote. */
 function synthesizedSize(req: Request, msg: Packet): number {
@@ -97,7 +60,7 @@ export class Log implements Handler {
     const rule = this.match(req.qname);
     if (rule === undefined) return nextOrFailure('log', this.next, req, w);
     const start = rule.format.usesDuration ? process.hrtime.bigint() : 0n;
-    const rec = new LogRecorder(w, rule.format.usesSize);
+    const rec = new Recorder(w, rule.format.usesSize);
     let result: HandlerResult;
     try {
       result = nextOrFailure('log', this.next, req, rec);
@@ -128,11 +91,11 @@ export class Log implements Handler {
   }
 
   /** A returned error is logged with its rcode; anything else is a panic and logs nothing, as in CoreDNS. */
-  private failed(rule: CompiledRule, req: Request, rec: LogRecorder, start: bigint, error: unknown): void {
+  private failed(rule: CompiledRule, req: Request, rec: Recorder, start: bigint, error: unknown): void {
     if (error instanceof PluginError) this.done(rule, req, rec, start, error.rcode);
   }
 
-  private done(rule: CompiledRule, req: Request, rec: LogRecorder, start: bigint, rcode: number): void {
+  private done(rule: CompiledRule, req: Request, rec: Recorder, start: bigint, rcode: number): void {
     let msg = rec.msg;
     let reply: ReplySummary | null = null;
     if (msg !== undefined) {

@@ -38,7 +38,7 @@ export {
   formatSeconds,
 } from './format.js';
 export type { CompiledFormat, ReplySummary } from './format.js';
-export { Log, LogRecorder } from './handler.js';
+export { Log } from './handler.js';
 export type { CompiledRule } from './handler.js';
 export { DEFAULT_BATCH_CHARS, LineBatcher, stdoutLines } from './sink.js';
 export type { ChunkWriter } from './sink.js';
