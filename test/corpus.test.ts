@@ -1,20 +1,15 @@
 /**
  * Every real-world Corefile of ../shared/corefile-corpus through `foghorn -validate`, checked
- * against its verdict (the corpus README gives the rules). A case that needs a standard
- * directive whose plugin is not built yet is reported as a todo naming that plugin, never
- * skipped silently.
+ * against its verdict (the corpus README gives the rules).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { directiveOrder, standardDirectives } from 'foghorn';
 import { repoRoot, runCli } from './cli-helpers.js';
 import type { CliResult } from './cli-helpers.js';
 
 const corpus = resolve(repoRoot, '../shared/corefile-corpus');
-const standard = new Set(directiveOrder.map((entry) => entry.name));
-const installed = new Set(standardDirectives().map((entry) => entry.name));
 
 interface Expectation {
   lines: number[];
@@ -70,12 +65,6 @@ function assertPosition(output: string, name: string, expectation: Expectation):
   assert.match(output, pattern, `expected ${name}:${lines}${column} in:\n${output}`);
 }
 
-/** A standard directive whose plugin package is not in this build yet, named by the error. */
-function pendingDirective(result: CliResult): string | undefined {
-  const match = /Unknown directive '([^']+)'/.exec(result.stderr);
-  return match && standard.has(match[1]!) && !installed.has(match[1]!) ? match[1] : undefined;
-}
-
 function cases(folder: string): string[] {
   const dir = join(corpus, folder);
   return readdirSync(dir)
@@ -104,15 +93,7 @@ for (const folder of ['valid', 'valid-unknown', 'invalid'] as const) {
     for (const file of files) {
       const result = await results.get(file)!;
       const name = basename(file);
-      const pending = pendingDirective(result);
       const expected = folder === 'valid' ? undefined : readExpect(file);
-      const expectedUnknown = expected?.messages.flat().find((m) => m.startsWith('Unknown directive'));
-      if (pending && !(expectedUnknown ?? '').includes(`'${pending}'`)) {
-        await t.test(name, { todo: `needs the ${pending} plugin, not built yet` }, () => {
-          assert.fail(result.stderr.trim());
-        });
-        continue;
-      }
       await t.test(name, () => {
         assert.doesNotMatch(result.stderr, /\n\s+at .+:\d+:\d+/, 'a clear error, not a stack trace');
         if (folder === 'valid') {

@@ -48,10 +48,9 @@ async function importPlugin(packageName: string): Promise<PluginDefinition> {
  * The standard directive list. A plugin's package is imported only when a Corefile uses the
  * directive, so unused plugins cost nothing (lighthouse's Kubernetes client in particular).
  */
-export function standardDirectives(installed: ReadonlySet<string> = installedPackages()): DirectiveEntry[] {
+export function standardDirectives(): DirectiveEntry[] {
   const entries: DirectiveEntry[] = [];
   for (const entry of order) {
-    if (!installed.has(entry.packageName)) continue;
     const load = (): Promise<PluginDefinition> => importPlugin(entry.packageName);
     const version = packageVersion(entry.packageName);
     entries.push({ name: entry.name, packageName: entry.packageName, version, load });
@@ -65,18 +64,4 @@ export function standardDirectives(installed: ReadonlySet<string> = installedPac
 function packageVersion(packageName: string): string {
   const url = new URL(import.meta.resolve(`${packageName}/package.json`));
   return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
-}
-
-/** The bundled plugin packages this distribution can load. */
-function installedPackages(): Set<string> {
-  const found = new Set<string>();
-  for (const entry of order) {
-    try {
-      import.meta.resolve(entry.packageName);
-      found.add(entry.packageName);
-    } catch {
-      // Not bundled yet: the directive is unknown to this build.
-    }
-  }
-  return found;
 }
