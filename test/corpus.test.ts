@@ -1,13 +1,20 @@
 /**
- * Every real-world Corefile of ../shared/corefile-corpus through `foghorn -validate`, checked
- * against its verdict (the corpus README gives the rules).
+ * Every real-world Corefile of the corpus (`../shared/corefile-corpus`, beside the repository)
+ * checked against its verdict, as its README gives the rules: `valid/` must validate, `invalid/`
+ * must fail at the given position with the given message, and a `valid-unknown/` case is valid
+ * once every directive of its `uses:` line exists, else it must fail with `Unknown directive`
+ * naming the first one missing.
+ *
+ * The cases run in-process through `validateCorefile` with the distribution's directive list,
+ * which is what `foghorn -validate` does; a few also run through the CLI to keep the two honest.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { createLogger, validateCorefile } from '@foghorn/core';
+import { standardDirectives } from 'foghorn';
 import { repoRoot, runCli } from './cli-helpers.js';
-import type { CliResult } from './cli-helpers.js';
 
 const corpus = resolve(repoRoot, '../shared/corefile-corpus');
 
@@ -15,11 +22,17 @@ interface Expectation {
   lines: number[];
   column?: number;
   file?: string;
+  uses: string[];
   messages: string[][];
 }
 
-function readEnv(caseFile: string): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+interface Verdict {
+  ok: boolean;
+  output: string;
+}
+
+function readEnv(caseFile: string): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env };
   const envFile = caseFile.replace(/\.conf$/, '.env');
   if (!existsSync(envFile)) return env;
   for (const raw of readFileSync(envFile, 'utf8').split('\n')) {
@@ -38,7 +51,7 @@ function readEnv(caseFile: string): NodeJS.ProcessEnv {
 }
 
 function readExpect(caseFile: string): Expectation {
-  const expectation: Expectation = { lines: [], messages: [] };
+  const expectation: Expectation = { lines: [], uses: [], messages: [] };
   for (const raw of readFileSync(caseFile.replace(/\.conf$/, '.expect'), 'utf8').split('\n')) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
@@ -48,6 +61,7 @@ function readExpect(caseFile: string): Expectation {
     if (key === 'line') expectation.lines = value.split('|').map((n) => Number(n.trim()));
     else if (key === 'column') expectation.column = Number(value);
     else if (key === 'file') expectation.file = value;
+    else if (key === 'uses') expectation.uses = value.split(/\s+/);
     else if (key === 'message') expectation.messages.push(value.split(' || ').map((m) => m.trim()));
   }
   return expectation;
@@ -73,46 +87,99 @@ function cases(folder: string): string[] {
     .map((name) => join(dir, name));
 }
 
-const present = existsSync(corpus);
+const directives = standardDirectives();
+const known = new Set(directives.map((entry) => entry.name));
 
-for (const folder of ['valid', 'valid-unknown', 'invalid'] as const) {
-  test(`corpus ${folder}/: every case gets its verdict`, { skip: present ? false : `no corpus at ${corpus}` }, async (t) => {
-    const files = cases(folder);
-    assert.ok(files.length > 0);
-    // Four validations at a time: each is a short-lived node process.
-    const results = new Map<string, Promise<CliResult>>();
-    const queue = [...files];
-    const workers = Array.from({ length: 4 }, async () => {
-      for (let file = queue.shift(); file; file = queue.shift()) {
-        const run = runCli(['-validate', '-conf', file], { env: readEnv(file), cwd: dirname(file) });
-        results.set(file, run);
-        await run;
-      }
-    });
-    await Promise.all(workers);
-    for (const file of files) {
-      const result = await results.get(file)!;
-      const name = basename(file);
-      const expected = folder === 'valid' ? undefined : readExpect(file);
-      await t.test(name, () => {
-        assert.doesNotMatch(result.stderr, /\n\s+at .+:\d+:\d+/, 'a clear error, not a stack trace');
-        if (folder === 'valid') {
-          assert.doesNotMatch(result.stderr, /\[ERROR\]/);
-          assert.equal(result.stdout, 'OK\n', result.stderr);
-          assert.equal(result.code, 0);
-          return;
-        }
-        assert.notEqual(result.code, 0, 'rejected');
-        const output = result.stdout + result.stderr;
-        if (folder === 'valid-unknown') assert.match(output, /Unknown directive/);
-        for (const alternatives of expected!.messages) {
-          assert.ok(
-            alternatives.some((m) => output.toLowerCase().includes(m.toLowerCase())),
-            `expected one of ${JSON.stringify(alternatives)} in:\n${output}`,
-          );
-        }
-        assertPosition(output, basename(expected!.file ?? name), expected!);
-      });
-    }
-  });
+/**
+ * `foghorn -validate -conf FILE` in-process: the case's environment, its folder as working
+ * directory (relative paths in a Corefile are relative to it), the error message as the CLI
+ * prints it, warnings as they would reach stderr.
+ */
+async function validate(file: string): Promise<Verdict> {
+  const lines: string[] = [];
+  const logger = createLogger((line) => lines.push(line));
+  const cwd = process.cwd();
+  process.chdir(dirname(file));
+  try {
+    await validateCorefile({ path: file, contents: readFileSync(file, 'utf8') }, { directives, dnsPort: 53, logger, env: readEnv(file) });
+    return { ok: true, output: lines.join('\n') };
+  } catch (error) {
+    assert.ok(error instanceof Error, `a thrown Error, not ${String(error)}`);
+    return { ok: false, output: [...lines, error.message].join('\n') };
+  } finally {
+    process.chdir(cwd);
+  }
 }
+
+function assertValid(verdict: Verdict): void {
+  assert.doesNotMatch(verdict.output, /\[ERROR\]/);
+  assert.ok(verdict.ok, verdict.output);
+}
+
+function assertRejected(verdict: Verdict, name: string, expected: Expectation, checkPosition = true): void {
+  assert.ok(!verdict.ok, 'rejected');
+  assert.doesNotMatch(verdict.output, /\n\s+at .+:\d+:\d+/, 'a clear error, not a stack trace');
+  for (const alternatives of expected.messages) {
+    assert.ok(
+      alternatives.some((m) => verdict.output.toLowerCase().includes(m.toLowerCase())),
+      `expected one of ${JSON.stringify(alternatives)} in:\n${verdict.output}`,
+    );
+  }
+  if (checkPosition) assertPosition(verdict.output, basename(expected.file ?? name), expected);
+}
+
+test('the corpus is beside the repository', () => {
+  assert.ok(existsSync(corpus), `no Corefile corpus at ${corpus}: clone the repository next to ../shared`);
+});
+
+test('corpus valid/: every case validates', async (t) => {
+  const files = cases('valid');
+  assert.ok(files.length > 0);
+  for (const file of files) {
+    const verdict = await validate(file);
+    await t.test(basename(file), () => assertValid(verdict));
+  }
+});
+
+test('corpus invalid/: every case is rejected at its position', async (t) => {
+  const files = cases('invalid');
+  assert.ok(files.length > 0);
+  for (const file of files) {
+    const verdict = await validate(file);
+    await t.test(basename(file), () => assertRejected(verdict, basename(file), readExpect(file)));
+  }
+});
+
+test('corpus valid-unknown/: valid once every directive it uses exists, else Unknown directive', async (t) => {
+  const files = cases('valid-unknown');
+  assert.ok(files.length > 0);
+  for (const file of files) {
+    const expected = readExpect(file);
+    assert.ok(expected.uses.length > 0, `${basename(file)} has a uses: line`);
+    const missing = expected.uses.filter((name) => !known.has(name));
+    const verdict = await validate(file);
+    await t.test(`${basename(file)} (missing: ${missing.join(' ') || 'none'})`, () => {
+      if (missing.length === 0) return assertValid(verdict);
+      assert.match(verdict.output, new RegExp(`Unknown directive '${escape(missing[0]!)}'`));
+      // The expectation's position and message describe the error while the first directive is missing.
+      if (missing[0] === expected.uses[0]) assertRejected(verdict, basename(file), expected);
+      else assertRejected(verdict, basename(file), { ...expected, messages: [] }, false);
+    });
+  }
+});
+
+test('the CLI gives the in-process verdicts', async () => {
+  const valid = join(corpus, 'valid', 'coredns-readme-whoami.conf');
+  const ok = await runCli(['-validate', '-conf', valid], { cwd: dirname(valid) });
+  assert.equal(ok.stdout, 'OK\n', ok.stderr);
+  assert.equal(ok.code, 0);
+
+  for (const file of cases('invalid').slice(0, 2)) {
+    const result = await runCli(['-validate', '-conf', file], { env: readEnv(file) as NodeJS.ProcessEnv, cwd: dirname(file) });
+    assert.notEqual(result.code, 0);
+    assert.equal(result.stdout, '');
+    assert.doesNotMatch(result.stderr, /\n\s+at .+:\d+:\d+/);
+    const inProcess = await validate(file);
+    assert.ok(result.stderr.includes(inProcess.output.split('\n').at(-1)!), `${result.stderr} vs ${inProcess.output}`);
+  }
+});
