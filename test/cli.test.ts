@@ -49,6 +49,10 @@ test('-validate prints OK for a good Corefile and file:line:column for a bad one
   const failed = await runCli(['-validate', '-conf', bad]);
   assert.equal(failed.code, 1);
   assert.equal(failed.stderr.trim(), `${bad}:3:5 - Error during parsing: Unknown directive 'nosuch'`);
+  const typo = join(dir, 'Typo');
+  writeFileSync(typo, '.:1053 {\n    whoami\n    forwrd . 127.0.0.1\n');
+  const hinted = await runCli(['-validate', '-conf', typo]);
+  assert.equal(hinted.stderr.trim(), `${typo}:3:5 - Error during parsing: Unknown directive 'forwrd' (did you mean 'forward'?)`);
   const missing = await runCli(['-validate', '-conf', join(dir, 'missing')]);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /loading Corefile via flag: open .*missing: no such file or directory/);

@@ -110,6 +110,7 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
   let blocks = parseCorefile(source.contents, {
     file: source.path,
     isDirective: (name) => byName.has(name),
+    directiveNames: byName.keys(),
     warn: (message) => context.logger.warning(message),
     ...(context.env ? { env: context.env } : {}),
   });

@@ -10,8 +10,9 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { errorAt, syntaxErrorAt, type CorefileError, type Position } from './errors.js';
+import { CorefileError, errorAt, formatPosition, syntaxErrorAt, type Position } from './errors.js';
 import { substituteEnv, type Env } from './env.js';
+import { closest } from './suggest.js';
 import { BadPatternError, badPatternMessage, glob } from './glob.js';
 import { countNewlines, tokenize } from './lexer.js';
 import type { DirectiveOccurrence, ParseOptions, ServerBlock, Token } from './types.js';
@@ -221,6 +222,7 @@ class Parser {
   /** The snippet's tokens up to the matching `}`, stored unparsed and unsubstituted. */
   private snippetTokens(): ParseToken[] {
     if (this.val() !== '{') throw this.syntaxErr('{');
+    const opener = this.position();
     let depth = 1;
     const body: ParseToken[] = [];
     while (this.next()) {
@@ -229,16 +231,17 @@ class Parser {
       if (text === '{') depth++;
       body.push(this.tokens[this.cursor] as ParseToken);
     }
-    if (depth !== 0) throw this.syntaxErr('}');
+    if (depth !== 0) throw unclosed(this.syntaxErr('}'), opener);
     return body;
   }
 
   private blockContents(): void {
     // Without a `{` this is a brace-less block: directives run to EOF or a bare `}`.
     const braced = this.val() === '{';
+    const opener = this.position();
     if (!braced) this.cursor--;
     this.directives();
-    if (braced && this.val() !== '}') throw this.syntaxErr('}');
+    if (braced && this.val() !== '}') throw unclosed(this.syntaxErr('}'), opener);
   }
 
   private directives(): void {
@@ -258,20 +261,21 @@ class Parser {
     const nameToken = this.tokens[this.cursor] as ParseToken;
     const name = this.subst(nameToken.text);
     if (this.options.isDirective !== undefined && !this.options.isDirective(name)) {
-      throw this.err(`Unknown directive '${name}'`);
+      const hint = this.options.directiveNames && closest(name, this.options.directiveNames);
+      throw this.err(`Unknown directive '${name}'${hint ? ` (did you mean '${hint}'?)` : ''}`);
     }
     const tokens: Token[] = [publicToken(nameToken, name)];
-    let nesting = 0;
+    const openers: Position[] = [];
     while (this.next()) {
       const text = this.val();
       // `{` is checked before the newline: an option block on the next line joins this directive.
       if (text === '{') {
-        nesting++;
-      } else if (this.isNewLine() && nesting === 0) {
+        openers.push(this.position());
+      } else if (this.isNewLine() && openers.length === 0) {
         this.cursor--;
         break;
-      } else if (text === '}' && nesting > 0) {
-        nesting--;
+      } else if (text === '}' && openers.length > 0) {
+        openers.pop();
       } else if (text === '}') {
         throw this.err("Unexpected '}' because no matching opening brace");
       } else if (text === 'import' && this.isNewLine()) {
@@ -284,7 +288,7 @@ class Parser {
       t.newlines = countNewlines(t.text);
       tokens.push(publicToken(t, t.text));
     }
-    if (nesting > 0) throw this.err('Unexpected EOF');
+    if (openers.length > 0) throw unclosed(this.err('Unexpected EOF'), openers[openers.length - 1]!);
     this.occurrences.push({ name, tokens });
   }
 
@@ -422,4 +426,9 @@ function count(text: string, ch: string): number {
  */
 export function parseCorefile(text: string, options: ParseOptions = {}): ServerBlock[] {
   return new Parser(text, options.file ?? 'Corefile', options).parseAll();
+}
+
+/** A missing `}` is found at the end of the file; the error also names where the block opened. */
+function unclosed(error: CorefileError, opener: Position): CorefileError {
+  return new CorefileError(`${error.reason} (the block opened at ${formatPosition(opener)} is never closed)`, error);
 }

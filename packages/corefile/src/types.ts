@@ -47,6 +47,11 @@ export interface ParseOptions {
    * `Unknown directive 'NAME'` at the name's position; when absent every name is accepted.
    */
   readonly isDirective?: (name: string) => boolean;
+  /**
+   * The known directive names, for a hint on an unknown one:
+   * `Unknown directive 'forwrd' (did you mean 'forward'?)`.
+   */
+  readonly directiveNames?: Iterable<string>;
   /** Called for non-fatal findings such as an import glob that matched nothing. */
   readonly warn?: (message: string) => void;
 }

@@ -118,13 +118,31 @@ test('parser: directive matching is case-sensitive', () => {
   });
 });
 
+test('parser: an unknown directive close to a known one gets a hint, a distant one none', () => {
+  const directiveNames = ['whoami', 'log', 'errors', 'forward', 'loop', 'loadbalance'];
+  const options = { isDirective: (n: string) => directiveNames.includes(n), directiveNames };
+  const hints: ReadonlyArray<[string, string]> = [
+    ['forwrd', " (did you mean 'forward'?)"],
+    ['frowad', " (did you mean 'forward'?)"],
+    ['lgo', " (did you mean 'log'?)"],
+    ['loadbalancer', " (did you mean 'loadbalance'?)"],
+    ['kubernetes', ''],
+    ['x', ''],
+  ];
+  for (const [name, hint] of hints) {
+    assert.throws(() => parseCorefile(`. {\n ${name}\n}`, options), {
+      message: `Corefile:2:2 - Error during parsing: Unknown directive '${name}'${hint}`,
+    });
+  }
+});
+
 const errors: ReadonlyArray<{ name: string; input: string; message: string; env?: Record<string, string> }> = [
   { name: 'unknown directive', input: '. {\n whoami\n foo bar\n}', message: "Corefile:3:2 - Error during parsing: Unknown directive 'foo'" },
   { name: 'unknown directive from the environment', input: '. {\n {$X}\n}', env: { X: 'nope' }, message: "Corefile:2:2 - Error during parsing: Unknown directive 'nope'" },
   { name: 'a block on one line', input: '. { whoami }', message: "Corefile:1:12 - Error during parsing: Unexpected '}' because no matching opening brace" },
-  { name: 'missing final }', input: '. {\n    whoami\n', message: "Corefile:2:5 - Syntax error: Unexpected token 'whoami', expecting '}'" },
-  { name: 'missing final } after an argument', input: '. {\n whoami\n log a b', message: "Corefile:3:8 - Syntax error: Unexpected token 'b', expecting '}'" },
-  { name: 'nested block never closed', input: '. {\n log {\n  class denial\n', message: 'Corefile:3:9 - Error during parsing: Unexpected EOF' },
+  { name: 'missing final }', input: '. {\n    whoami\n', message: "Corefile:2:5 - Syntax error: Unexpected token 'whoami', expecting '}' (the block opened at Corefile:1:3 is never closed)" },
+  { name: 'missing final } after an argument', input: '. {\n whoami\n log a b', message: "Corefile:3:8 - Syntax error: Unexpected token 'b', expecting '}' (the block opened at Corefile:1:3 is never closed)" },
+  { name: 'nested block never closed', input: '. {\n log {\n  class denial\n', message: 'Corefile:3:9 - Error during parsing: Unexpected EOF (the block opened at Corefile:2:6 is never closed)' },
   { name: 'a server block nested in a block', input: '. {\n example.org {\n  whoami\n }\n}', message: "Corefile:2:2 - Error during parsing: Unknown directive 'example.org'" },
   { name: 'a nested "." block', input: 'example.org {\n . {\n }\n}', message: "Corefile:2:2 - Error during parsing: Unknown directive '.'" },
   { name: 'a comma right before {', input: 'a.org, {\n whoami\n}', message: "Corefile:1:8 - Error during parsing: Expected another address but had '{' - check for extra comma" },
@@ -138,7 +156,7 @@ const errors: ReadonlyArray<{ name: string; input: string; message: string; env?
   { name: 'import of an empty variable', input: 'import {$EMPTY}', env: {}, message: 'Corefile:1:8 - Error during parsing: Import requires a non-empty filepath' },
   { name: 'snippet redeclaration', input: '(s) {\n}\n(s) {\n}', message: 'Corefile:3:5 - Error during parsing: redeclaration of previously declared snippet s' },
   { name: 'a snippet without braces', input: '(s)\nwhoami', message: "Corefile:2:1 - Syntax error: Unexpected token 'whoami', expecting '{'" },
-  { name: 'an unclosed snippet', input: '(s) {\n whoami', message: "Corefile:2:2 - Syntax error: Unexpected token 'whoami', expecting '}'" },
+  { name: 'an unclosed snippet', input: '(s) {\n whoami', message: "Corefile:2:2 - Syntax error: Unexpected token 'whoami', expecting '}' (the block opened at Corefile:1:5 is never closed)" },
   { name: 'a snippet importing itself', input: '(s) {\n log\n import s\n}', message: 'Corefile:4:1 - Error during parsing: maximum snippet import depth (10000) exceeded' },
   { name: 'a snippet used before its definition is a file', input: '. {\n import later\n}\n(later) {\n log\n}', message: 'Corefile:2:9 - Error during parsing: File to import not found: later' },
 ];
