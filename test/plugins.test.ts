@@ -78,6 +78,10 @@ test('broken plugin packages give a clear error at the place the Corefile uses t
     assert.match(result.stderr, new RegExp(`Corefile:3:5 - Error during parsing: plugin/hello: plugin package foghorn-plugin-hello`), name);
     assert.match(result.stderr, message, name);
     assert.doesNotMatch(result.stderr, /\n\s+at /, `${name}: no stack trace`);
+    const listed = await runCli(['-plugins', '-conf', join(dir, 'Corefile')]);
+    const line = listed.stdout.split('\n').find((l) => l.startsWith('hello\t'));
+    assert.match(line ?? '', /^hello\tfoghorn-plugin-hello\t1\.0\.0\tfailed to load: plugin package foghorn-plugin-hello/, `${name}: -plugins says it is broken`);
+    assert.match(line ?? '', message, name);
   }
 });
 

@@ -60,7 +60,7 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
     return;
   }
   if (flags.plugins) {
-    for (const entry of directives) process.stdout.write(`${entry.name}\t${entry.packageName ?? ''}\t${entry.version ?? ''}\n`);
+    process.stdout.write(await listPlugins(directives));
     return;
   }
   const dnsPort = flags.dnsPort ?? 53;
@@ -94,6 +94,27 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
   if (flags.pidfile) writeFileSync(flags.pidfile, `${process.pid}\n`, { mode: 0o644 });
   if (!flags.quiet) process.stdout.write(zoneLines(server) + banner());
   installSignals(server, flags.pidfile);
+}
+
+/**
+ * `-plugins`: name, package and version per directive in chain order. A third-party plugin that
+ * cannot be loaded says why on its line, rather than being listed as if it worked.
+ */
+async function listPlugins(directives: readonly DirectiveEntry[]): Promise<string> {
+  const bundled = new Set(standardDirectives().map((entry) => entry.packageName));
+  let out = '';
+  for (const entry of directives) {
+    let status = '';
+    if (!bundled.has(entry.packageName)) {
+      try {
+        await entry.load();
+      } catch (error) {
+        status = `\tfailed to load: ${describe(error)}`;
+      }
+    }
+    out += `${entry.name}\t${entry.packageName ?? ''}\t${entry.version ?? ''}${status}\n`;
+  }
+  return out;
 }
 
 /** One line per zone per listener: `example.org.:53` or `example.org.:53 on 127.0.0.1`. */
