@@ -4,23 +4,22 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { query, rcodeOf } from '@foghorn/testkit';
 import { repoRoot, runCli, RunningCli } from './cli-helpers.js';
 
 /**
- * A directory laid out as `npm install foghorn-plugin-hello` leaves it: the package, and its peer
- * @foghorn/core (linked to this repository's). `edit` changes the installed copy.
+ * A directory laid out as `npm install foghorn-plugin-hello` leaves it where `@foghorn/core` is
+ * not on any registry: the package and nothing else. Its peer `@foghorn/core` must come from the
+ * Foghorn that loads it. `edit` changes the installed copy.
  */
 function installHello(t: { after(fn: () => void): void }, edit?: (dir: string) => void): string {
   const dir = mkdtempSync(join(tmpdir(), 'foghorn-plugins-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const pluginDir = join(dir, 'node_modules', 'foghorn-plugin-hello');
-  cpSync(join(repoRoot, 'examples', 'foghorn-plugin-hello'), pluginDir, { recursive: true });
-  mkdirSync(join(dir, 'node_modules', '@foghorn'));
-  symlinkSync(join(repoRoot, 'packages', 'core'), join(dir, 'node_modules', '@foghorn', 'core'));
+  cpSync(join(repoRoot, 'examples', 'foghorn-plugin-hello'), pluginDir, { recursive: true, filter: (source) => !source.includes('node_modules') });
   edit?.(pluginDir);
   writeFileSync(join(dir, 'Corefile'), 'example.org:0 {\n    bind 127.0.0.1\n    hello "from npm"\n    whoami\n}\n');
   return dir;
@@ -49,6 +48,18 @@ test('a plugin installed next to the Corefile is loaded by name and placed by it
   const reply = await query({ port: Number(port) }, 'example.org', 'TXT');
   assert.deepEqual(reply.answers?.map((rr) => String((rr as { data?: unknown }).data)), ['from npm']);
   assert.equal(rcodeOf(await query({ port: Number(port) }, 'example.org', 'A')), 'NOERROR', 'other types reach whoami');
+});
+
+test("a plugin's own copy of @foghorn/core is never loaded: it runs on the host's", async (t) => {
+  const dir = installHello(t, (pluginDir) => {
+    // What npm leaves when a plugin's devDependencies or an older core got installed beside it.
+    const copy = join(pluginDir, '..', '@foghorn', 'core');
+    mkdirSync(copy, { recursive: true });
+    writeFileSync(join(copy, 'package.json'), JSON.stringify({ name: '@foghorn/core', version: '0.1.0', type: 'module', exports: './index.js' }));
+    writeFileSync(join(copy, 'index.js'), "throw new Error('a second @foghorn/core was loaded');\n");
+  });
+  const result = await runCli(['-validate', '-conf', join(dir, 'Corefile')]);
+  assert.equal(result.stdout, 'OK\n', result.stderr);
 });
 
 test('broken plugin packages give a clear error at the place the Corefile uses them', async (t) => {

@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { API_VERSION } from '@foghorn/core';
 import type { DirectiveEntry, PluginDefinition } from '@foghorn/core';
+import { useHostPackages } from './host-packages.js';
 
 /** A `foghorn-plugin-*` package found on disk. */
 export interface ExternalPackage {
@@ -89,7 +90,10 @@ function entryPoint(dir: string, pkg: PackageJson): string {
   return join(dir, typeof target === 'string' ? target : (pkg.main ?? 'index.js'));
 }
 
-/** Imports a plugin package and checks it against this core: shape, name, API version, peer range. */
+/**
+ * Imports a plugin package and checks it against this core: shape, name, API version, peer range.
+ * Its imports of `@foghorn/core` and `@foghorn/corefile` get this Foghorn's copies (host-packages.ts).
+ */
 export async function loadExternalPlugin(plugin: ExternalPackage): Promise<PluginDefinition> {
   const where = `plugin package ${plugin.packageName} (${plugin.dir})`;
   const pkg = readPackageJson(plugin.dir);
@@ -99,6 +103,7 @@ export async function loadExternalPlugin(plugin: ExternalPackage): Promise<Plugi
     throw new PluginLoadError(`${where} needs @foghorn/core ${range}, but this Foghorn has ${corePackage.version}`);
   }
   let module: { default?: unknown };
+  useHostPackages();
   try {
     module = (await import(pathToFileURL(entryPoint(plugin.dir, pkg)).href)) as { default?: unknown };
   } catch (error) {
