@@ -1,5 +1,5 @@
 # Foghorn DNS server image: a drop-in for the Lighthouse DNS pod (see examples/kubernetes).
-# test/image.test.ts runs the runtime-tree RUN step below outside Docker, read from this file.
+# test/system/image.test.ts runs the runtime-tree and setcap RUN steps below outside Docker, read from this file.
 
 # 1. Build everything with the full toolchain.
 FROM node:22-bookworm-slim AS build
@@ -16,12 +16,21 @@ RUN rm -rf packages/*/src packages/*/test packages/*/bench packages/*/dist/test 
  && find packages -name '*.map' -delete -o -name '*.d.ts' -delete -o -name '*.tsbuildinfo' -delete \
  && npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-# 3. Distroless Node.js, non-root (uid 65532). Port 53 without root: the pod sets
-#    net.ipv4.ip_unprivileged_port_start=53 (examples/kubernetes/lighthouse-dns.yaml).
-FROM gcr.io/distroless/nodejs22-debian12:nonroot
+# 3. The Node binary with the one capability the server needs, binding port 53 as a non-root
+#    user in a pod that sets no sysctl and forbids privilege escalation (the capability is in
+#    the container's set, NET_BIND_SERVICE), as CoreDNS's image does for its own binary.
+FROM gcr.io/distroless/nodejs22-debian12:nonroot AS distroless
+FROM debian:bookworm-slim AS node-capability
+COPY --from=distroless /nodejs/bin/node /nodejs/bin/node
+RUN apt-get update && apt-get install -y --no-install-recommends libcap2-bin
+RUN setcap cap_net_bind_service=+ep /nodejs/bin/node
+
+# 4. Distroless Node.js, non-root (uid 65532).
+FROM distroless
 WORKDIR /foghorn
+COPY --from=node-capability /nodejs/bin/node /nodejs/bin/node
 COPY --from=runtime-tree /foghorn ./
-COPY Corefile.example /etc/coredns/Corefile
+COPY examples/container/Corefile /etc/coredns/Corefile
 EXPOSE 53/udp 53/tcp 8080 8181 9153
 USER nonroot
 ENTRYPOINT ["/nodejs/bin/node", "/foghorn/packages/foghorn/dist/src/cli.js"]

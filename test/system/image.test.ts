@@ -11,7 +11,7 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { query, rcodeOf } from '@foghorn/testkit';
-import { repoRoot } from '../cli-helpers.js';
+import { repoRoot, runCli } from '../cli-helpers.js';
 
 /** Every file under `dir`, relative paths. */
 function walk(dir: string, prefix = ''): string[] {
@@ -22,13 +22,32 @@ function walk(dir: string, prefix = ''): string[] {
 
 const NOBODY = 65534;
 
-/** The shell command of the Dockerfile's runtime-tree stage, read from the Dockerfile itself. */
-function runtimeTreeSteps(): string {
+/** The shell commands of one Dockerfile stage's RUN steps, read from the Dockerfile itself. */
+function stageSteps(name: string): string[] {
   const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
-  const stage = dockerfile.split(/^FROM /m).find((part) => / AS runtime-tree\n/.test(part));
-  const run = stage?.split('\n').find((line) => line.startsWith('RUN '));
-  assert.ok(run, 'the Dockerfile has a runtime-tree stage with a RUN step');
-  return run.slice('RUN '.length);
+  const stage = dockerfile.split(/^FROM /m).find((part) => new RegExp(` AS ${name}\n`).test(part));
+  const runs = stage?.split('\n').filter((line) => line.startsWith('RUN ')) ?? [];
+  assert.ok(runs.length > 0, `the Dockerfile has a ${name} stage with a RUN step`);
+  return runs.map((line) => line.slice('RUN '.length));
+}
+
+function runtimeTreeSteps(): string {
+  return stageSteps('runtime-tree')[0]!;
+}
+
+/** Waits for `foghorn`'s zone line and returns its port. */
+function servedPort(child: ReturnType<typeof spawn>, zone: RegExp): Promise<number> {
+  let output = '';
+  return new Promise<number>((resolve, reject) => {
+    const collect = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = zone.exec(output);
+      if (match) resolve(Number(match[1]));
+    };
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
+  });
 }
 
 test('the image steps give a production-only tree that serves DNS as a non-root user', { timeout: 240_000 }, async (t) => {
@@ -53,20 +72,44 @@ test('the image steps give a production-only tree that serves DNS as a non-root 
   execFileSync('chmod', ['-R', 'a+rX', root]);
   const child = spawn(process.execPath, [join(root, 'packages/foghorn/dist/src/cli.js'), '-conf', corefile], { cwd: root, uid: NOBODY, gid: NOBODY });
   t.after(() => child.kill('SIGKILL'));
-  let output = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    const collect = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /^example\.org\.:(\d+) on 127\.0\.0\.1$/m.exec(output);
-      if (match) resolve(Number(match[1]));
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
-  });
+  const port = await servedPort(child, /^example\.org\.:(\d+) on 127\.0\.0\.1$/m);
   const reply = await query({ port }, 'example.org', 'A');
   assert.equal(rcodeOf(reply), 'NOERROR');
   assert.equal(reply.additionals?.[0]?.type, 'A');
   const status = execFileSync('ps', ['-o', 'uid=', '-p', String(child.pid)]).toString().trim();
   assert.equal(Number(status), NOBODY, 'the server runs as nobody');
+});
+
+test("the image's node binary binds a port below 1024 as a non-root user, through its file capability", { timeout: 60_000 }, async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'foghorn-image-cap-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  chmodSync(root, 0o755);
+  // The node-capability stage's setcap step, on a copy of this machine's node.
+  const setcap = stageSteps('node-capability').find((step) => step.startsWith('setcap '));
+  assert.ok(setcap, 'the node-capability stage runs setcap');
+  const node = join(root, 'nodejs', 'bin', 'node');
+  cpSync(process.execPath, node);
+  execFileSync('sh', ['-c', setcap.replaceAll('/nodejs/', `${root}/nodejs/`)], { stdio: 'pipe' });
+  assert.match(execFileSync('getcap', [node]).toString(), /cap_net_bind_service[=+]+e?p/);
+  execFileSync('chmod', ['-R', 'a+rX', root]);
+
+  // This machine lets unprivileged processes bind only from this port on.
+  assert.ok(Number(readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8')) > 953, 'port 953 needs a privilege here');
+  const corefile = join(root, 'Corefile');
+  writeFileSync(corefile, 'example.org:953 {\n    bind 127.0.0.1\n    whoami\n}\n');
+  const child = spawn(node, [join(repoRoot, 'packages/foghorn/dist/src/cli.js'), '-conf', corefile], { cwd: root, uid: NOBODY, gid: NOBODY });
+  t.after(() => child.kill('SIGKILL'));
+  assert.equal(await servedPort(child, /^example\.org\.:(\d+) on 127\.0\.0\.1$/m), 953);
+  assert.equal(rcodeOf(await query({ port: 953 }, 'example.org', 'A')), 'NOERROR');
+  const uid = execFileSync('ps', ['-o', 'uid=', '-p', String(child.pid)]).toString().trim();
+  assert.equal(Number(uid), NOBODY, 'the server runs as nobody');
+});
+
+test("the image's default Corefile works in a container: .:53, no bind, nothing from the repository", async () => {
+  const corefile = readFileSync(join(repoRoot, 'examples/container/Corefile'), 'utf8');
+  assert.match(readFileSync(join(repoRoot, 'Dockerfile'), 'utf8'), /^COPY examples\/container\/Corefile \/etc\/coredns\/Corefile$/m);
+  assert.match(corefile, /^\.:53 \{$/m);
+  assert.doesNotMatch(corefile, /^\s*(bind|import|manifests|kubeconfig)\b/m);
+  const result = await runCli(['-validate', '-conf', join(repoRoot, 'examples/container/Corefile')]);
+  assert.equal(result.stdout, 'OK\n', result.stderr);
 });

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The programs the tests run besides Node (clients we did not write, the image's setcap step),
+# installed from Debian's packages when missing. Runs before `npm test` and `npm run test:system`.
+set -euo pipefail
+
+# command → Debian package
+declare -A tools=(
+  [kdig]=knot-dnsutils       # DoT, DoH and AXFR clients in the end-to-end tests
+  [setcap]=libcap2-bin       # the image's node-capability step
+  [getcap]=libcap2-bin
+  [openssl]=openssl          # test certificates
+  [git]=git                  # the fresh-clone test
+)
+
+missing=()
+for command in "${!tools[@]}"; do
+  command -v "$command" >/dev/null 2>&1 || missing+=("${tools[$command]}")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+packages=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "the tests need these Debian packages: $packages(install them, or run npm test as root on Debian)" >&2
+  exit 1
+fi
+echo "installing test tools: $packages" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $packages >/dev/null
