@@ -34,7 +34,7 @@ export type { ListenerInfo, ServerOptions } from './server.js';
 export type { ListenerEvents } from './listener.js';
 export { RouteTable } from './routes.js';
 export type { Route } from './routes.js';
-export { emptyHeader, readQuery, Verdict } from './wire.js';
+export { emptyHeader, readName, readQuery, Verdict } from './wire.js';
 export type { EdnsOption, QueryHeader } from './wire.js';
 export { listenError, listenPort, splitHostPort } from './address.js';
 export type { HostPort } from './address.js';
