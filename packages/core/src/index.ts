@@ -27,6 +27,7 @@ export { ConfigError, PluginError } from './errors.js';
 export { createLogger, stdoutSink } from './logger.js';
 export type { Logger, LogLevel, LogSink } from './logger.js';
 export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones } from './keys.js';
+export { formatIp, parseIp, to4 } from './ip.js';
 export { buildInstance, defaultCorefile, Instance } from './instance.js';
 export type { AddressPlan, BuildContext, CorefileSource, DirectiveEntry, HookKind } from './instance.js';
 export { Server, validateCorefile } from './server.js';

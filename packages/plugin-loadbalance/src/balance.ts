@@ -7,9 +7,9 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { packetRcode, readName, wireRcode } from '@foghorn/core';
+import { packetRcode, readName, to4, wireRcode } from '@foghorn/core';
 import type { ResponseWriter } from '@foghorn/core';
-import { parseIp, to4 } from './ip.js';
+import { parseIp } from './ip.js';
 import type { Subnet } from './ip.js';
 import { Kind, mathRandomInt, preferSubnets, roundRobin, weighted } from './policy.js';
 import type { RandomInt, RecordView, WeightTable } from './policy.js';
