@@ -44,6 +44,8 @@ export interface BuildContext {
   readonly validating: boolean;
   readonly shared: Map<string, unknown>;
   requestReload(): Promise<Error | undefined>;
+  /** A plugin's fatal error: log it and end the process (see `Controller.fatal`). */
+  fatal(directive: string, message: string): void;
 }
 
 export type HookKind = 'startup' | 'shutdown' | 'restart' | 'restartFailed' | 'finalShutdown';
@@ -306,5 +308,8 @@ class SetupController extends Dispenser implements Controller {
   }
   requestReload(): Promise<Error | undefined> {
     return this.context.requestReload();
+  }
+  fatal(message: string): void {
+    this.context.fatal(this.directive, message);
   }
 }

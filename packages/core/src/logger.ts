@@ -2,7 +2,7 @@
  * CoreDNS's log shape: `[LEVEL] message` on stdout, no timestamp; plugin loggers prefix
  * `plugin/<name>: `. The sink is injectable so tests and embedding programs can capture lines.
  */
-export type LogLevel = 'INFO' | 'WARNING' | 'ERROR' | 'DEBUG';
+export type LogLevel = 'INFO' | 'WARNING' | 'ERROR' | 'DEBUG' | 'FATAL';
 
 /** Where finished log lines go (one line, no trailing newline). */
 export type LogSink = (line: string) => void;
@@ -12,6 +12,11 @@ export interface Logger {
   warning(message: string): void;
   error(message: string): void;
   debug(message: string): void;
+  /**
+   * Writes a `[FATAL]` line and nothing else: stopping the process is the server's job, which a
+   * plugin asks for with `Controller.fatal` (CoreDNS's `log.Fatal` does both at once).
+   */
+  fatal(message: string): void;
   /** A logger whose lines start with `plugin/<name>: `. */
   forPlugin(name: string): Logger;
 }
@@ -39,6 +44,9 @@ class PrefixedLogger implements Logger {
   }
   debug(message: string): void {
     if (this.debugEnabled()) this.sink(`[DEBUG] ${this.prefix}${message}`);
+  }
+  fatal(message: string): void {
+    this.sink(`[FATAL] ${this.prefix}${message}`);
   }
   forPlugin(name: string): Logger {
     return new PrefixedLogger(this.sink, `plugin/${name}: `, this.debugEnabled);

@@ -106,6 +106,12 @@ export interface Controller extends Dispenser {
    * keeps serving.
    */
   requestReload(): Promise<Error | undefined>;
+  /**
+   * CoreDNS's `log.Fatal` from a running plugin: logs `[FATAL] plugin/<directive>: message` and
+   * ends the process with exit status 1, without shutdown hooks (the *loop* plugin's verdict). A
+   * program embedding the server decides what "end" means through `ServerOptions.onFatal`.
+   */
+  fatal(message: string): void;
 }
 
 /** Where a third-party plugin asks to sit, relative to a standard directive. */

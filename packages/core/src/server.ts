@@ -29,6 +29,12 @@ export interface ServerOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called for every recovered panic (the prometheus plugin counts them). */
   readonly events?: ListenerEvents;
+  /**
+   * Called after a plugin logged a fatal error (`Controller.fatal`). The default ends the process
+   * with exit status 1 at once, as CoreDNS's `log.Fatal` does; tests and embedding programs pass
+   * their own (then the server keeps running unless this stops it).
+   */
+  readonly onFatal?: (message: string) => void;
 }
 
 /** One listening address of the running configuration. */
@@ -226,6 +232,10 @@ export class Server {
       validating,
       shared: this.shared,
       requestReload: () => this.reload().then((ok) => (ok ? undefined : (this.lastReloadError ?? new Error('reload failed')))),
+      fatal: (directive, message) => {
+        this.logger.forPlugin(directive).fatal(message);
+        (this.options.onFatal ?? exitFatally)(`plugin/${directive}: ${message}`);
+      },
       ...(this.options.env ? { env: this.options.env } : {}),
     };
   }
@@ -247,8 +257,15 @@ export async function validateCorefile(
     validating: true,
     shared: new Map(),
     requestReload: () => Promise.resolve(new Error('cannot reload while validating')),
+    // Nothing runs while validating, so nothing can fail fatally; log it should a plugin try.
+    fatal: (directive, message) => (options.logger ?? createLogger()).forPlugin(directive).fatal(message),
     ...(options.env ? { env: options.env } : {}),
   });
+}
+
+/** CoreDNS's `log.Fatal`: exit status 1, no shutdown hooks, no lameduck. */
+function exitFatally(): never {
+  process.exit(1);
 }
 
 function asError(error: unknown): Error {

@@ -25,9 +25,12 @@ const order: readonly Entry[] = [
   { name: 'prometheus', packageName: '@foghorn/plugin-prometheus', why: 'outermost handler: counts every query and reply, including errors below' },
   { name: 'errors', packageName: '@foghorn/plugin-errors', why: 'sees the error of every plugin below it' },
   { name: 'log', packageName: '@foghorn/plugin-log', why: 'logs the final reply of everything below, after errors so both agree on the rcode' },
+  { name: 'loadbalance', packageName: '@foghorn/plugin-loadbalance', why: 'reorders every positive reply from below, cache hits included, so each client sees a fresh order' },
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
+  { name: 'hosts', packageName: '@foghorn/plugin-hosts', why: 'static names answered after the cache and before the Kubernetes data sources, as plugin.cfg puts it before kubernetes' },
   { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
+  { name: 'loop', packageName: '@foghorn/plugin-loop', why: 'just before forward: counts its own startup probe coming back through forward, and sees nothing an authoritative plugin above answered' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
   { name: 'whoami', packageName: '@foghorn/plugin-whoami', why: 'debug answerer; never calls next, so it sits at the end' },
 ];

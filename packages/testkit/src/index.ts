@@ -44,6 +44,8 @@ export function testPlugin(name: string, create: HandlerFactory): PluginDefiniti
 export interface TestServer {
   readonly server: Server;
   readonly lines: string[];
+  /** Messages of fatal errors plugins raised (`Controller.fatal`); the test process never exits. */
+  readonly fatals: string[];
   /** Port of the first listener (or the one serving `zone`). */
   port(zone?: string): number;
   /** Reloads the server, with `corefile` as the new Corefile text when given. */
@@ -60,18 +62,21 @@ export async function startServer(
   options: { directives: readonly DirectiveEntry[]; env?: Record<string, string | undefined>; file?: string },
 ): Promise<TestServer> {
   const { logger, lines } = captureLog();
+  const fatals: string[] = [];
   let contents = corefile;
   const server = new Server({
     directives: options.directives,
     dnsPort: 0,
     logger,
     loadCorefile: () => ({ path: options.file ?? 'Corefile', contents }),
+    onFatal: (message) => fatals.push(message),
     ...(options.env ? { env: options.env } : {}),
   });
   await server.start();
   return {
     server,
     lines,
+    fatals,
     port(zone?: string): number {
       const listener = zone === undefined ? server.addresses[0] : server.addresses.find((l) => l.zones.includes(zone));
       if (!listener) throw new Error(`no listener${zone ? ` for ${zone}` : ''}`);

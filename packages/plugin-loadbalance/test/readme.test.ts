@@ -1,0 +1,7 @@
+import { checkPluginReadme, directivesOf } from '@foghorn/testkit';
+import bind from '@foghorn/plugin-bind';
+import cache from '@foghorn/plugin-cache';
+import forward from '@foghorn/plugin-forward';
+import loadbalance from '@foghorn/plugin-loadbalance';
+
+checkPluginReadme(new URL('../../README.md', import.meta.url), { name: 'loadbalance', directives: directivesOf(bind, loadbalance, cache, forward), minExamples: 3 });
