@@ -16,6 +16,8 @@ interface Expectation {
   column?: number;
   file?: string;
   messages: string[][];
+  /** `uses:`: the directives the case needs that Foghorn lacked when it was written. */
+  uses: string[];
 }
 
 function readEnv(caseFile: string): NodeJS.ProcessEnv {
@@ -38,7 +40,7 @@ function readEnv(caseFile: string): NodeJS.ProcessEnv {
 }
 
 function readExpect(caseFile: string): Expectation {
-  const expectation: Expectation = { lines: [], messages: [] };
+  const expectation: Expectation = { lines: [], messages: [], uses: [] };
   for (const raw of readFileSync(caseFile.replace(/\.conf$/, '.expect'), 'utf8').split('\n')) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
@@ -48,6 +50,7 @@ function readExpect(caseFile: string): Expectation {
     if (key === 'line') expectation.lines = value.split('|').map((n) => Number(n.trim()));
     else if (key === 'column') expectation.column = Number(value);
     else if (key === 'file') expectation.file = value;
+    else if (key === 'uses') expectation.uses = value.split(/\s+/);
     else if (key === 'message') expectation.messages.push(value.split(' || ').map((m) => m.trim()));
   }
   return expectation;
@@ -90,13 +93,18 @@ for (const folder of ['valid', 'valid-unknown', 'invalid'] as const) {
       }
     });
     await Promise.all(workers);
+    // The directives Foghorn has now (`foghorn -plugins`), for the `uses:` rule of valid-unknown/.
+    const known = new Set((await runCli(['-plugins'])).stdout.split('\n').map((line) => line.split('\t')[0]));
     for (const file of files) {
       const result = await results.get(file)!;
       const name = basename(file);
       const expected = folder === 'valid' ? undefined : readExpect(file);
+      const missing = expected?.uses.filter((name) => !known.has(name)) ?? [];
+      // A valid-unknown/ case is a valid/ one once every directive it uses exists.
+      const valid = folder === 'valid' || (folder === 'valid-unknown' && missing.length === 0);
       await t.test(name, () => {
         assert.doesNotMatch(result.stderr, /\n\s+at .+:\d+:\d+/, 'a clear error, not a stack trace');
-        if (folder === 'valid') {
+        if (valid) {
           assert.doesNotMatch(result.stderr, /\[ERROR\]/);
           assert.equal(result.stdout, 'OK\n', result.stderr);
           assert.equal(result.code, 0);
@@ -104,7 +112,12 @@ for (const folder of ['valid', 'valid-unknown', 'invalid'] as const) {
         }
         assert.notEqual(result.code, 0, 'rejected');
         const output = result.stdout + result.stderr;
-        if (folder === 'valid-unknown') assert.match(output, /Unknown directive/);
+        if (folder === 'valid-unknown') {
+          assert.match(output, /Unknown directive/);
+          // The expected error describes the first `uses:` directive; once it exists, the error
+          // must name the first one still missing, wherever it is.
+          if (missing[0] !== expected!.uses[0]) return assert.ok(output.includes(`Unknown directive '${missing[0]}'`), output);
+        }
         for (const alternatives of expected!.messages) {
           assert.ok(
             alternatives.some((m) => output.toLowerCase().includes(m.toLowerCase())),
