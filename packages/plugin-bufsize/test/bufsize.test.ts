@@ -8,6 +8,7 @@ import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer, Packet } from 'dns-packet';
 import bind from '@foghorn/plugin-bind';
 import forward from '@foghorn/plugin-forward';
+import { createLogPlugin } from '@foghorn/plugin-log';
 import whoami from '@foghorn/plugin-whoami';
 import { directivesOf, query, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
 import bufsize from '../src/index.js';
@@ -21,7 +22,9 @@ const big = testPlugin('big', () => ({
     return 0;
   },
 }));
-const directives = directivesOf(bind, bufsize, forward, big, whoami);
+/** Lines the log plugin writes. */
+const logged: string[] = [];
+const directives = directivesOf(bind, bufsize, createLogPlugin({ sink: (line) => logged.push(line) }), forward, big, whoami);
 
 /** The OPT record of a message, if any. */
 const optOf = (msg: Packet): OptAnswer | undefined => msg.additionals?.find((rr): rr is OptAnswer => rr.type === 'OPT');
@@ -123,4 +126,12 @@ test('bufsize last in its block fails with SERVFAIL, as NextOrFailure does', asy
   const server = await startServer('.:0 {\n    bind 127.0.0.1\n    bufsize\n}\n', { directives });
   t.after(() => server.close());
   assert.equal(rcodeOf(await query({ port: server.port() }, 'example.org', 'A', { udpSize: 4096 })), 'SERVFAIL');
+});
+
+test('bufsize: log, after it in the chain, prints the limited size as {>bufsize}', async (t) => {
+  const server = await startServer('.:0 {\n    bind 127.0.0.1\n    bufsize 1100\n    log . "{>bufsize}"\n    whoami\n}\n', { directives });
+  t.after(() => server.close());
+  logged.length = 0;
+  await query({ port: server.port() }, 'example.org', 'A', { udpSize: 4096 });
+  assert.deepEqual(logged, ['[INFO] 1100']);
 });
