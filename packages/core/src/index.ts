@@ -47,3 +47,5 @@ export { counter, gauge, histogram, registerCollector, registerMetric, slimTimeB
 export type { MetricOptions } from './metrics.js';
 export { EDNS_OPTION_EDE, edeOption, replyOpt } from './edns.js';
 export type { ReplyOptOptions } from './edns.js';
+export { RFC8482_TTL, rfc8482Hinfo } from './rfc8482.js';
+export { APP_NAME, appVersion } from './app.js';

@@ -46,7 +46,7 @@ export class Request {
   readonly qclass: number;
   /** True when the query carried an OPT record. */
   readonly hasEdns: boolean;
-  /** Advertised EDNS UDP payload size, 0 without OPT. */
+  /** Advertised EDNS UDP payload size, 0 without OPT; only {@link limitUdpSize} changes it. */
   readonly udpSize: number;
   /** EDNS version of the OPT record. */
   readonly ednsVersion: number;
@@ -72,6 +72,7 @@ export class Request {
   /** The plugin that wrote the reply, '' until one did (or when the server wrote it). */
   writtenBy = '';
   private decoded: Packet | undefined;
+  private readonly udpSizeOffset: number;
 
   constructor(raw: Buffer, header: QueryHeader, transport: Transport, remoteAddress: string, remotePort: number) {
     this.raw = raw;
@@ -84,6 +85,7 @@ export class Request {
     this.qclass = header.qclass;
     this.hasEdns = header.hasEdns;
     this.udpSize = header.udpSize;
+    this.udpSizeOffset = header.udpSizeOffset;
     this.ednsVersion = header.ednsVersion;
     this.dnssecOk = header.dnssecOk;
     this.ednsOptions = header.ednsOptions;
@@ -135,6 +137,19 @@ export class Request {
   get maxResponseSize(): number {
     if (this.transport === 'tcp') return MAX_TCP_SIZE;
     return this.udpSize > MIN_UDP_SIZE ? this.udpSize : MIN_UDP_SIZE;
+  }
+
+  /**
+   * Lowers the advertised EDNS UDP size to `max` when it is larger, as CoreDNS's *bufsize* does
+   * with `SetUDPSize` on the request: in {@link udpSize}, so the reply is cut to it and its OPT
+   * echoes it, and in {@link raw}, so a plugin that passes the query on (*forward*) sends it.
+   * A query without OPT is left alone: no OPT is added.
+   */
+  limitUdpSize(max: number): void {
+    if (!this.hasEdns || this.udpSize <= max) return;
+    this.raw.writeUInt16BE(max, this.udpSizeOffset);
+    (this as { udpSize: number }).udpSize = max;
+    this.decoded = undefined;
   }
 
   /** The whole query decoded by dns-packet, on first use. The listener validated it already. */

@@ -29,6 +29,8 @@ export interface QueryHeader {
   hasEdns: boolean;
   /** Advertised UDP payload size from OPT (0 without OPT). */
   udpSize: number;
+  /** Offset of that size in the message (the OPT record's CLASS field), 0 without OPT. */
+  udpSizeOffset: number;
   ednsVersion: number;
   /** DO bit of the OPT TTL field. */
   dnssecOk: boolean;
@@ -66,6 +68,7 @@ export function emptyHeader(): QueryHeader {
     questionEnd: 12,
     hasEdns: false,
     udpSize: 0,
+    udpSizeOffset: 0,
     ednsVersion: 0,
     dnssecOk: false,
     ednsOptions: null,
@@ -85,6 +88,7 @@ export function readQuery(buf: Uint8Array, out: QueryHeader): Verdict {
   out.opcode = (flags >> 11) & 0xf;
   out.hasEdns = false;
   out.udpSize = 0;
+  out.udpSizeOffset = 0;
   out.ednsVersion = 0;
   out.dnssecOk = false;
   out.ednsOptions = null;
@@ -117,6 +121,7 @@ export function readQuery(buf: Uint8Array, out: QueryHeader): Verdict {
       if (out.hasEdns) return Verdict.FormErr;
       out.hasEdns = true;
       out.udpSize = (buf[nameEnd + 2]! << 8) | buf[nameEnd + 3]!;
+      out.udpSizeOffset = nameEnd + 2;
       out.ednsVersion = buf[nameEnd + 5]!;
       out.dnssecOk = (buf[nameEnd + 6]! & 0x80) !== 0;
       if (rdlength > 0 && !readOptions(buf, rdata, rdata + rdlength, out)) return Verdict.FormErr;

@@ -19,12 +19,15 @@ interface Entry {
 
 const order: readonly Entry[] = [
   { name: 'reload', packageName: '@foghorn/plugin-reload', why: 'setup-only; watches the Corefile, first so a broken reload is noticed before anything else' },
+  { name: 'bufsize', packageName: '@foghorn/plugin-bufsize', why: 'first handler: lowers the EDNS UDP size before any plugin reads it or forward sends the query on' },
   { name: 'bind', packageName: '@foghorn/plugin-bind', why: 'setup-only; decides the listen addresses before any listener is planned' },
   { name: 'ready', packageName: '@foghorn/plugin-ready', why: 'setup-only; before health so /ready closes before the lameduck wait on shutdown' },
   { name: 'health', packageName: '@foghorn/plugin-health', why: 'setup-only; its lameduck shutdown hook runs after ready closed' },
   { name: 'prometheus', packageName: '@foghorn/plugin-prometheus', why: 'outermost handler: counts every query and reply, including errors below' },
   { name: 'errors', packageName: '@foghorn/plugin-errors', why: 'sees the error of every plugin below it' },
   { name: 'log', packageName: '@foghorn/plugin-log', why: 'logs the final reply of everything below, after errors so both agree on the rcode' },
+  { name: 'any', packageName: '@foghorn/plugin-any', why: 'answers ANY (RFC 8482) before any data source would look the name up; logged and counted above' },
+  { name: 'chaos', packageName: '@foghorn/plugin-chaos', why: 'answers CH TXT version.bind & co. before acl and the data sources, which serve class IN' },
   { name: 'loadbalance', packageName: '@foghorn/plugin-loadbalance', why: 'reorders every positive reply from below, cache hits included, so each client sees a fresh order' },
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
@@ -32,6 +35,7 @@ const order: readonly Entry[] = [
   { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
   { name: 'loop', packageName: '@foghorn/plugin-loop', why: 'just before forward: counts its own startup probe coming back through forward, and sees nothing an authoritative plugin above answered' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
+  { name: 'erratic', packageName: '@foghorn/plugin-erratic', why: 'test answerer that never calls next: after forward, before whoami, as in plugin.cfg' },
   { name: 'whoami', packageName: '@foghorn/plugin-whoami', why: 'debug answerer; never calls next, so it sits at the end' },
 ];
 

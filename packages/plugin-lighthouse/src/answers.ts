@@ -18,12 +18,12 @@
  * (`<anything>.<cluster>.<svc>...` on a ClusterSetIP service, an unknown port, a misspelt kind
  * label) fall to {@link AnswerTable.resolveMiss}, which parses the name once.
  */
-import { Rcode } from '@foghorn/core';
+import { Rcode, rfc8482Hinfo } from '@foghorn/core';
 import { reverseName } from './addresses.js';
 import { exact } from './store.js';
 import type { ClusterData, DnsRecord, FamilyData, Port, Service, ServiceStore, StoreChange } from './store.js';
 import type { SmoothWeightedRoundRobin } from './swrr.js';
-import { encodeName, encodeSoaTail, RecordWriter, TYPE_A, TYPE_AAAA, TYPE_SRV } from './wire.js';
+import { encodeName, encodeSoaTail, questionOwned, RecordWriter, TYPE_A, TYPE_AAAA, TYPE_SRV } from './wire.js';
 
 /**
  * Cached answers per query type (CoreDNS's cache plugin keeps 9,984 per kind by default). An
@@ -128,6 +128,21 @@ function negativeAnswer(rcode: number, zone: ZoneInfo | null, outcome?: number):
 /** NOTIMP and NOTZONE carry no SOA: they are not negative answers in RFC 2308's sense. */
 export const notImplemented: Answer = negativeAnswer(Rcode.NOTIMP, null, Outcome.notimp);
 export const notZone: Answer = negativeAnswer(Rcode.NOTZONE, null, Outcome.notzone);
+
+/**
+ * ANY at a name that exists (RFC 8482 §4.2): the one synthesized HINFO record core builds for
+ * CoreDNS's *any* plugin, owned by the question, instead of every record of the name.
+ */
+export const anyAnswer: Answer = {
+  kind: 'answer',
+  rcode: Rcode.NOERROR,
+  outcome: Outcome.success,
+  ancount: 1,
+  body: questionOwned(rfc8482Hinfo('.')),
+  zoneOffsets: null,
+  soaZone: null,
+  served: [],
+};
 
 /** The supported IP families (spec 1.4, Profile B). */
 export interface Families {
@@ -359,6 +374,12 @@ export class AnswerTable {
     if (answer) return answer;
     if (zone.isReverse) return this.reverseOther(qname, zone);
     return this.exists(qname, zone) ? zone.nodata : zone.nxdomain;
+  }
+
+  /** ANY (RFC 8482): the synthesized HINFO where any record exists, else NXDOMAIN. */
+  lookupAny(qname: string, zone: ZoneInfo): Answer {
+    if (zone.isReverse) return this.ptr.has(qname) ? anyAnswer : zone.nxdomain;
+    return this.exists(qname, zone) ? anyAnswer : zone.nxdomain;
   }
 
   /** A cache miss: build the entry, and keep it when it belongs to a service. */

@@ -8,7 +8,7 @@ import { Flags, isSubdomain, matchZone, nextOrFailure, Rcode } from '@foghorn/co
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { notImplemented, notZone, Outcome } from './answers.js';
 import type { Answer, AnswerTable, ZoneInfo } from './answers.js';
-import { TYPE_A, TYPE_AAAA, TYPE_PTR, TYPE_SRV, TYPE_TXT } from './wire.js';
+import { TYPE_A, TYPE_AAAA, TYPE_ANY, TYPE_PTR, TYPE_SRV, TYPE_TXT } from './wire.js';
 
 /** What the handler needs from the running plugin; swapped in at startup. */
 export interface HandlerState {
@@ -79,6 +79,9 @@ export class Lighthouse implements Handler {
           break;
         case TYPE_TXT:
           answer = table.lookupTxt(qname, zone);
+          break;
+        case TYPE_ANY:
+          answer = table.lookupAny(qname, zone);
           break;
         default:
           answer = notImplemented;

@@ -3,7 +3,12 @@
  * pointer 0xC00C (the question name at offset 12), so one body serves every spelling of the
  * question: the reply copies the client's question and its case comes back unchanged.
  */
+import dnsPacket from 'dns-packet';
+import type { Answer as PacketRecord } from 'dns-packet';
 import { ipv6Bytes, parseIpv4 } from './addresses.js';
+
+/** dns-packet's per-record codec, which its type declarations leave out. */
+const recordCodec = (dnsPacket as unknown as { answer: { encode(rr: PacketRecord): Buffer } }).answer;
 
 export const TYPE_A = 1;
 export const TYPE_NS = 2;
@@ -12,6 +17,7 @@ export const TYPE_PTR = 12;
 export const TYPE_TXT = 16;
 export const TYPE_AAAA = 28;
 export const TYPE_SRV = 33;
+export const TYPE_ANY = 255;
 const CLASS_IN = 1;
 /** Pointer to the question name, which always starts right after the 12-byte header. */
 const QUESTION_POINTER = 0xc00c;
@@ -57,6 +63,18 @@ function writeName(buf: Buffer, offset: number, name: string): number {
  * million slab views rather than a million small backing stores for the GC to track.
  */
 let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * A record built as a dns-packet object (core's shared builders) as one body record owned by
+ * the question: encoded once with the root as owner, whose one byte becomes the pointer.
+ */
+export function questionOwned(record: PacketRecord): Buffer {
+  const encoded = recordCodec.encode({ ...record, name: '.' });
+  const out = Buffer.allocUnsafe(encoded.length + 1);
+  out.writeUInt16BE(QUESTION_POINTER, 0);
+  encoded.copy(out, 2, 1);
+  return out;
+}
 
 /** Collects resource records into one body; remembers where zone names sit for case patching. */
 export class RecordWriter {

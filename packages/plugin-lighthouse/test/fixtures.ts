@@ -186,7 +186,9 @@ export function lines(reply: Reply, section: 'answers' | 'authorities' = 'answer
               ? (rr.data as Buffer[]).map((b) => `"${b.toString()}"`).join(' ')
               : rr.type === 'PTR'
                 ? `${String(rr.data)}.`
-                : String(rr.data);
+                : rr.type === 'HINFO'
+                  ? `"${(rr.data as { cpu: string }).cpu}" "${(rr.data as { os: string }).os}"`
+                  : String(rr.data);
       return `${rr.name}. ${(rr as { ttl?: number }).ttl} IN ${rr.type} ${data}`;
     })
     .sort();
