@@ -19,7 +19,7 @@ export type {
 } from './plugin.js';
 export { Request, MIN_UDP_SIZE, MAX_TCP_SIZE } from './request.js';
 export type { Transport } from './request.js';
-export { encodeReply, Flags, packetRcode, Recorder, replyTo, wireRcode } from './response.js';
+export { encodeReply, packetRcode, Recorder, replyTo, wireRcode } from './response.js';
 export type { ResponseWriter } from './response.js';
 export { clientWrote, Rcode, rcodeToString } from './rcode.js';
 export type { RcodeName } from './rcode.js';
@@ -34,7 +34,8 @@ export type { ListenerInfo, ServerOptions } from './server.js';
 export type { ListenerEvents } from './listener.js';
 export { RouteTable } from './routes.js';
 export type { Route } from './routes.js';
-export { emptyHeader, readQuery, Verdict } from './wire.js';
+export { emptyHeader, questionEnd, readQuery, skipName, Verdict } from './wire.js';
+export * from './constants.js';
 export type { EdnsOption, QueryHeader } from './wire.js';
 export { listenError, listenPort, splitHostPort } from './address.js';
 export type { HostPort } from './address.js';

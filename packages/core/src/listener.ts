@@ -12,6 +12,7 @@ import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { OptAnswer, Packet } from 'dns-packet';
 import { listenError } from './address.js';
+import { CLASS_IN, HEADER_LENGTH } from './constants.js';
 import { PluginError } from './errors.js';
 import { serverLabel } from './keys.js';
 import type { Logger } from './logger.js';
@@ -28,7 +29,6 @@ import type { QueryHeader } from './wire.js';
 const TCP_IDLE_TIMEOUT_MS = 10_000;
 /** How long a graceful stop waits for TCP connections before cutting them (spec 2.6). */
 const GRACEFUL_STOP_MS = 5_000;
-const CLASS_IN = 1;
 
 /** Counters the listener reports to whoever observes the process (prometheus). */
 export interface ListenerEvents {
@@ -357,8 +357,8 @@ function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer
   if (verdict === Verdict.FormErr) return headerOnlyReply(msg, Rcode.FORMERR);
   // NOTIMP keeps the question when it could be read.
   const reply = headerOnlyReply(msg, Rcode.NOTIMP);
-  if (header.questionEnd > 12 && header.questionEnd <= msg.length) {
-    const withQuestion = Buffer.concat([reply, msg.subarray(12, header.questionEnd)]);
+  if (header.questionEnd > HEADER_LENGTH && header.questionEnd <= msg.length) {
+    const withQuestion = Buffer.concat([reply, msg.subarray(HEADER_LENGTH, header.questionEnd)]);
     withQuestion.writeUInt16BE(1, 4);
     return withQuestion;
   }

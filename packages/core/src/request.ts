@@ -5,6 +5,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import * as types from 'dns-packet/types.js';
 import * as classes from 'dns-packet/classes.js';
+import { Flags } from './constants.js';
 import { emptyHeader, readQuery, Verdict } from './wire.js';
 import type { EdnsOption, QueryHeader } from './wire.js';
 
@@ -120,12 +121,12 @@ export class Request {
 
   /** RD bit. */
   get recursionDesired(): boolean {
-    return (this.flags & 0x0100) !== 0;
+    return (this.flags & Flags.RD) !== 0;
   }
 
   /** CD bit. */
   get checkingDisabled(): boolean {
-    return (this.flags & 0x0010) !== 0;
+    return (this.flags & Flags.CD) !== 0;
   }
 
   /**

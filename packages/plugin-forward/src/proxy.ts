@@ -6,13 +6,12 @@
  */
 import type tls from 'node:tls';
 import dnsPacket from 'dns-packet';
-import { rcodeToString, wireRcode } from '@foghorn/core';
+import { questionEnd, rcodeToString, wireRcode } from '@foghorn/core';
 import { DohClient } from './doh.js';
 import type { ForwardMetrics } from './metrics.js';
 import { StreamPool, UdpPool } from './transport.js';
 import type { PoolOptions } from './transport.js';
 import type { Upstream } from './upstream.js';
-import { questionEnd } from './wire.js';
 import type { TlsFiles } from './setup.js';
 
 /** The part of the `forward` options a proxy needs. */

@@ -18,12 +18,12 @@
  * (`<anything>.<cluster>.<svc>...` on a ClusterSetIP service, an unknown port, a misspelt kind
  * label) fall to {@link AnswerTable.resolveMiss}, which parses the name once.
  */
-import { Rcode } from '@foghorn/core';
+import { Rcode, TYPE_A, TYPE_AAAA, TYPE_SRV } from '@foghorn/core';
 import { reverseName } from './addresses.js';
 import { exact } from './store.js';
 import type { ClusterData, DnsRecord, FamilyData, Port, Service, ServiceStore, StoreChange } from './store.js';
 import type { SmoothWeightedRoundRobin } from './swrr.js';
-import { encodeName, encodeSoaTail, RecordWriter, TYPE_A, TYPE_AAAA, TYPE_SRV } from './wire.js';
+import { encodeName, encodeSoaTail, RecordWriter } from './wire.js';
 
 /**
  * Cached answers per query type (CoreDNS's cache plugin keeps 9,984 per kind by default). An

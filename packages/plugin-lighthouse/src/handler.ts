@@ -4,11 +4,10 @@
  * SOA on negative answers, an OPT echo). No per-query list scans and no dns-packet encoding.
  */
 import dnsPacket from 'dns-packet';
-import { Flags, isSubdomain, matchZone, nextOrFailure, Rcode } from '@foghorn/core';
+import { EDNS_FLAG_DO, Flags, isSubdomain, matchZone, nextOrFailure, Rcode, REPLY_COPIED_FLAGS, TYPE_A, TYPE_AAAA, TYPE_OPT, TYPE_PTR, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { notImplemented, notZone, Outcome } from './answers.js';
 import type { Answer, AnswerTable, ZoneInfo } from './answers.js';
-import { TYPE_A, TYPE_AAAA, TYPE_PTR, TYPE_SRV, TYPE_TXT } from './wire.js';
 
 /** What the handler needs from the running plugin; swapped in at startup. */
 export interface HandlerState {
@@ -124,7 +123,7 @@ export function writeAnswer(req: Request, w: ResponseWriter, answer: Answer): nu
   const size = questionEnd + body.length + (soa === null ? 0 : soa.length + 2) + (hasOpt ? OPT_LENGTH : 0);
   const out = Buffer.allocUnsafe(size);
   out.writeUInt16BE(req.id, 0);
-  out.writeUInt16BE(Flags.QR | Flags.AA | (req.flags & (0x7800 | Flags.RD | Flags.CD)) | answer.rcode, 2);
+  out.writeUInt16BE(Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS) | answer.rcode, 2);
   out.writeUInt16BE(1, 4);
   out.writeUInt16BE(answer.ancount, 6);
   out.writeUInt16BE(soa === null ? 0 : 1, 8);
@@ -145,9 +144,9 @@ export function writeAnswer(req: Request, w: ResponseWriter, answer: Answer): nu
   }
   if (hasOpt) {
     out[offset] = 0;
-    out.writeUInt16BE(41, offset + 1);
+    out.writeUInt16BE(TYPE_OPT, offset + 1);
     out.writeUInt16BE(req.udpSize, offset + 3);
-    out.writeUInt32BE(req.dnssecOk ? 0x8000 : 0, offset + 5);
+    out.writeUInt32BE(req.dnssecOk ? EDNS_FLAG_DO : 0, offset + 5);
     out.writeUInt16BE(0, offset + 9);
   }
   if (echoOptions) return w.write(dnsPacket.decode(out));

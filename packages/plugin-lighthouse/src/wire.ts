@@ -3,16 +3,8 @@
  * pointer 0xC00C (the question name at offset 12), so one body serves every spelling of the
  * question: the reply copies the client's question and its case comes back unchanged.
  */
+import { CLASS_IN, TYPE_A, TYPE_AAAA, TYPE_PTR, TYPE_SOA, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
 import { ipv6Bytes, parseIpv4 } from './addresses.js';
-
-export const TYPE_A = 1;
-export const TYPE_NS = 2;
-export const TYPE_SOA = 6;
-export const TYPE_PTR = 12;
-export const TYPE_TXT = 16;
-export const TYPE_AAAA = 28;
-export const TYPE_SRV = 33;
-const CLASS_IN = 1;
 /** Pointer to the question name, which always starts right after the 12-byte header. */
 const QUESTION_POINTER = 0xc00c;
 
