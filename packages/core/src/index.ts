@@ -26,6 +26,8 @@ export type { RcodeName } from './rcode.js';
 export { ConfigError, PluginError } from './errors.js';
 export { createLogger, stdoutSink } from './logger.js';
 export type { Logger, LogLevel, LogSink } from './logger.js';
+export { atoi, durationArg, ERR_ONCE, errOnce, integerInRange, zonesFromArgs } from './parse.js';
+export type { ZonesFromArgsOptions } from './parse.js';
 export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones } from './keys.js';
 export { buildInstance, defaultCorefile, Instance } from './instance.js';
 export type { AddressPlan, BuildContext, CorefileSource, DirectiveEntry, HookKind } from './instance.js';

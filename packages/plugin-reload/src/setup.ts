@@ -2,7 +2,7 @@
  * reload: parsing `reload [INTERVAL] [JITTER]` and attaching the process-wide watcher to the
  * configuration's lifecycle. It adds no handler.
  */
-import { definePlugin, formatDuration, parseDuration } from '@foghorn/core';
+import { definePlugin, durationArg, formatDuration } from '@foghorn/core';
 import type { Controller, PluginDefinition } from '@foghorn/core';
 import { createReloadMetrics } from './metrics.js';
 import { CorefileWatcher } from './watcher.js';
@@ -39,12 +39,7 @@ export function parseReload(c: Controller, limits: ReloadLimits = coreDnsLimits)
   if (args.length > 2) throw c.argError();
   const duration = (index: number, fallback: number): number => {
     const token = args[index];
-    if (!token) return fallback;
-    try {
-      return parseDuration(token.text);
-    } catch (error) {
-      throw c.error((error as Error).message);
-    }
+    return token ? durationArg(c, token.text) : fallback;
   };
   const intervalMs = duration(0, defaultIntervalMs);
   if (intervalMs < limits.minIntervalMs) {
