@@ -29,7 +29,7 @@ export type { Logger, LogLevel, LogSink } from './logger.js';
 export { atoi, durationArg, ERR_ONCE, errOnce, integerInRange, zonesFromArgs } from './parse.js';
 export type { ZonesFromArgsOptions } from './parse.js';
 export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones } from './keys.js';
-export { buildInstance, defaultCorefile, Instance } from './instance.js';
+export { buildInstance, Instance } from './instance.js';
 export type { AddressPlan, BuildContext, CorefileSource, DirectiveEntry, HookKind } from './instance.js';
 export { Server, validateCorefile } from './server.js';
 export type { ListenerInfo, ServerOptions } from './server.js';

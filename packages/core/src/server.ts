@@ -29,6 +29,8 @@ export interface ServerOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called for every recovered panic (the prometheus plugin counts them). */
   readonly events?: ListenerEvents;
+  /** Corefile text served when the Corefile has no server block; without it such a Corefile serves nothing. */
+  readonly defaultCorefile?: string;
 }
 
 /** One listening address of the running configuration. */
@@ -227,6 +229,7 @@ export class Server {
       shared: this.shared,
       requestReload: () => this.reload().then((ok) => (ok ? undefined : (this.lastReloadError ?? new Error('reload failed')))),
       ...(this.options.env ? { env: this.options.env } : {}),
+      ...(this.options.defaultCorefile !== undefined ? { defaultCorefile: this.options.defaultCorefile } : {}),
     };
   }
 }
@@ -237,7 +240,13 @@ export class Server {
  */
 export async function validateCorefile(
   source: CorefileSource,
-  options: { directives: readonly DirectiveEntry[]; dnsPort?: number; logger?: Logger; env?: Readonly<Record<string, string | undefined>> },
+  options: {
+    directives: readonly DirectiveEntry[];
+    dnsPort?: number;
+    logger?: Logger;
+    env?: Readonly<Record<string, string | undefined>>;
+    defaultCorefile?: string;
+  },
 ): Promise<void> {
   await buildInstance(source, {
     directives: options.directives,
@@ -248,6 +257,7 @@ export async function validateCorefile(
     shared: new Map(),
     requestReload: () => Promise.resolve(new Error('cannot reload while validating')),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.defaultCorefile !== undefined ? { defaultCorefile: options.defaultCorefile } : {}),
   });
 }
 

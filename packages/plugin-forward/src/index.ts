@@ -15,7 +15,8 @@ import { setupWith } from './setup.js';
 
 /** A `forward` plugin; the default export is `createForwardPlugin()`. */
 export function createForwardPlugin(runtime: Partial<ForwardRuntime> = {}): PluginDefinition {
-  return definePlugin({ name: 'forward', setup: setupWith(runtime) });
+  // forward passes on queries of every class, so its listeners must not refuse CH and others.
+  return definePlugin({ name: 'forward', anyClass: true, setup: setupWith(runtime) });
 }
 
 const plugin: PluginDefinition = createForwardPlugin();
