@@ -23,7 +23,8 @@ export { encodeReply, packetRcode, Recorder, replyTo, wireRcode } from './respon
 export type { ResponseWriter } from './response.js';
 export { clientWrote, Rcode, rcodeToString } from './rcode.js';
 export type { RcodeName } from './rcode.js';
-export { ConfigError, PluginError } from './errors.js';
+export { ConfigError, defineError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError } from './errors.js';
+export type { ErrorCodeValue, FoghornErrorClass } from './errors.js';
 export { createLogger, stdoutSink } from './logger.js';
 export type { Logger, LogLevel, LogSink } from './logger.js';
 export { atoi, durationArg, ERR_ONCE, errOnce, integerInRange, zonesFromArgs } from './parse.js';

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { KubeConnectionError } from '@foghorn/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
 import type { KubeConnection } from './types.js';
@@ -29,10 +30,9 @@ export interface ResolveOptions {
   readonly serviceAccountDir?: string;
 }
 
-/** Why no connection could be built; `resolveConnection` throws it so setup can report it. */
-export class KubeConnectionError extends Error {
-  readonly code = 'FOGHORN_ERR_KUBE_CONNECTION';
-}
+// Why no connection could be built; `resolveConnection` throws it so setup can report it. Its
+// code lives in core's error registry.
+export { KubeConnectionError };
 
 /**
  * Resolves a {@link KubeConnection} into a KubeConfig. Throws {@link KubeConnectionError} when
