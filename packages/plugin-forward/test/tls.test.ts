@@ -9,9 +9,9 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import { query } from '@foghorn/testkit';
-import { answering, metric, serve, upstreamFor } from './fake-upstream.js';
-import type { Decoded } from './fake-upstream.js';
+import { answering, metric, query, upstreamFor } from '@foghorn/testkit';
+import type { Decoded } from '@foghorn/testkit';
+import { serve } from './serve.js';
 
 /** A throw-away CA and a server certificate for `dns.test` and 127.0.0.1, made with the openssl CLI. */
 interface TestPki {

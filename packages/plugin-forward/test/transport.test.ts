@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
-import { directivesOf, makeQuery, query, startServer, tcpExchange } from '@foghorn/testkit';
+import { answering, delay, directivesOf, eventually, makeQuery, metric, query, reply, startServer, startUpstream, tcpExchange, upstreamFor } from '@foghorn/testkit';
+import type { Behaviour } from '@foghorn/testkit';
+import { serve } from './serve.js';
 import bind from '@foghorn/plugin-bind';
 import { createForwardPlugin } from '@foghorn/plugin-forward';
 import type { Forward } from '@foghorn/plugin-forward';
-import { answering, delay, eventually, metric, reply, serve, startUpstream, upstreamFor } from './fake-upstream.js';
-import type { Behaviour } from './fake-upstream.js';
 
 /** Truncates over UDP (TC, no answers); answers fully over TCP. */
 const truncatingOverUdp: Behaviour = (q, transport, raw) => (transport === 'udp' ? [reply(q, { tc: true })] : answering(q, transport, raw));
