@@ -225,7 +225,7 @@ export { parseDirective, setupTable } from './setup-table.js';
 export type { BadCase, GoodCase, ParseContext, SetupCases } from './setup-table.js';
 export { freeTcpPort, holdTcpPort, httpGet } from './http.js';
 export type { HeldPort, HttpGetOptions, HttpReply } from './http.js';
-export { checkPluginReadme } from './readme.js';
+export { checkPluginReadme, listedMetrics } from './readme.js';
 export type { ReadmeCheck } from './readme.js';
 export { rr, formatRr, sortedSection, checkResponse, checkCases } from './records.js';
 export type { Case, ResourceRecord } from './records.js';
@@ -234,3 +234,4 @@ export type { Behaviour, Decoded, FakeUpstream, SeenQuery } from './upstream.js'
 export { FakeBackend, answerWith } from './backend.js';
 export type { Answerer } from './backend.js';
 export { delay, eventually, metric } from './wait.js';
+export { hasTool, missingFixture, repositoryRoot, sharedPath } from './fixtures.js';
