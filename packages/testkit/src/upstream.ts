@@ -43,6 +43,8 @@ export interface FakeUpstream {
   readonly udpPorts: Set<number>;
   /** TCP connections accepted so far. */
   connections: number;
+  /** TCP connections open now (a client closing one shows here). */
+  readonly open: number;
   /** Close TCP connections right after each reply. */
   closeAfterReply: boolean;
   close(): Promise<void>;
@@ -93,6 +95,9 @@ export async function startUpstream(behaviour: Behaviour = answering, tlsOptions
     behaviour,
     udpPorts: new Set(),
     connections: 0,
+    get open() {
+      return sockets.size;
+    },
     closeAfterReply: false,
     close: async () => {
       for (const socket of sockets) socket.destroy();

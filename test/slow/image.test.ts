@@ -11,7 +11,7 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { query, rcodeOf } from '@foghorn/testkit';
-import { repoRoot } from './cli-helpers.js';
+import { repoRoot } from '../cli-helpers.js';
 
 /** Every file under `dir`, relative paths. */
 function walk(dir: string, prefix = ''): string[] {
