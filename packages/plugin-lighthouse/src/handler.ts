@@ -6,8 +6,10 @@
 import dnsPacket from 'dns-packet';
 import { EDNS_FLAG_DO, Flags, isSubdomain, matchZone, nextOrFailure, Rcode, REPLY_COPIED_FLAGS, TYPE_A, TYPE_AAAA, TYPE_OPT, TYPE_PTR, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
-import { notImplemented, notZone, Outcome } from './answers.js';
-import type { Answer, AnswerTable, ZoneInfo } from './answers.js';
+import { notImplemented, notZone } from './answer.js';
+import type { Answer, ZoneInfo } from './answer.js';
+import type { AnswerTable } from './answers.js';
+import { Outcome } from './counters.js';
 
 /** What the handler needs from the running plugin; swapped in at startup. */
 export interface HandlerState {
