@@ -25,9 +25,6 @@ export function createCachePlugin(hooks: CacheHooks = {}): PluginDefinition {
 const plugin: PluginDefinition = createCachePlugin();
 export default plugin;
 
-export { Cache } from './handler.js';
-export { parseCache, setupCache, effectiveCapacity } from './setup.js';
+export { parseCache } from './setup.js';
 export type { CacheHooks, CacheOptions, CacheTier, StaleMode } from './setup.js';
-export { createCacheMetrics } from './metrics.js';
-export type { CacheMetrics } from './metrics.js';
-export { classify, minimalTtl, answersQuestion } from './classify.js';
+export type { Cache } from './handler.js';

@@ -131,17 +131,18 @@ test('matching errors are counted and summarised once per window; others print a
 });
 
 test('show_first prints the first error at the pattern level, and a lone error gets no summary', async (t) => {
-  const server = await start(t, 'errors {\n  consolidate 40ms timeout warning show_first\n }');
+  const { server, timers } = await startWithManualTimers(t, 'errors {\n  consolidate 40ms timeout warning show_first\n }');
   const port = server.port();
   await query({ port }, 'timeout.example.org.', 'A');
   assert.deepEqual(errorLines(server), [
     '[WARNING] plugin/errors: 2 timeout.example.org. A: plugin/failer: read udp 127.0.0.1:41209->127.0.0.1:53: i/o timeout',
   ]);
-  await new Promise((resolve) => setTimeout(resolve, 80));
-  assert.equal(errorLines(server).length, 1);
+  timers.fireAll();
+  assert.equal(errorLines(server).length, 1, 'a window with one error ends without a summary');
   await query({ port }, 'timeout.example.org.', 'A');
   await query({ port }, 'timeout.example.org.', 'TXT');
-  await until(() => errorLines(server).length === 3);
+  timers.fireAll();
+  assert.equal(errorLines(server).length, 3);
   assert.equal(errorLines(server)[1]?.startsWith('[WARNING] plugin/errors: 2 timeout.example.org. A: '), true);
   assert.equal(errorLines(server)[2], "[WARNING] plugin/errors: 2 errors like 'timeout' occurred in last 40ms");
 });

@@ -22,14 +22,6 @@ export function createForwardPlugin(runtime: Partial<ForwardRuntime> = {}): Plug
 const plugin: PluginDefinition = createForwardPlugin();
 export default plugin;
 
-export { defaultExpireMs, defaultHealthCheckIntervalMs, defaultMaxFails, defaultReadTimeoutMs, MAX_UPSTREAMS, parseForward, setup } from './setup.js';
+export { parseForward } from './setup.js';
 export type { ForwardOptions, Policy, TlsFiles } from './setup.js';
-export { defaultBudgetMs, Forward } from './handler.js';
-export type { ForwardRuntime } from './handler.js';
-export { createForwardMetrics } from './metrics.js';
-export type { ForwardMetrics } from './metrics.js';
-export { Proxy } from './proxy.js';
-export { createPolicy, RandomPolicy, RoundRobinPolicy, SequentialPolicy } from './policy.js';
-export type { Orderer } from './policy.js';
-export { parseUpstream, readResolvConf } from './upstream.js';
-export type { Upstream, UpstreamTransport } from './upstream.js';
+export type { Forward, ForwardRuntime } from './handler.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { query, upstreamFor } from '@foghorn/testkit';
 import type { FakeUpstream } from '@foghorn/testkit';
 import { serve } from './serve.js';
-import { RandomPolicy, RoundRobinPolicy, SequentialPolicy } from '@foghorn/plugin-forward';
+import { RandomPolicy, RoundRobinPolicy, SequentialPolicy } from '../src/policy.js';
 
 /** mulberry32: a seeded generator, so the random policy's test is deterministic. */
 function seeded(seed: number): () => number {

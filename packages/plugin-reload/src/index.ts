@@ -4,14 +4,9 @@
  * @module
  */
 import type { PluginDefinition } from '@foghorn/core';
-import { createReload } from './setup.js';
+import { createReloadPlugin } from './setup.js';
 
-const plugin: PluginDefinition = createReload();
+const plugin: PluginDefinition = createReloadPlugin();
 export default plugin;
-export { coreDnsLimits, createReload, defaultIntervalMs, defaultJitterMs, parseReload, reloadPeriodMs, setup } from './setup.js';
-export type { CreateReloadOptions, ReloadLimits, ReloadOptions } from './setup.js';
-export { corefileJson, hashCorefile } from './hash.js';
-export { createReloadMetrics } from './metrics.js';
-export type { ReloadMetrics } from './metrics.js';
-export { CorefileWatcher } from './watcher.js';
-export type { WatchedConfig } from './watcher.js';
+export { createReloadPlugin, parseReload } from './setup.js';
+export type { ReloadLimits, ReloadOptions, ReloadPluginOptions } from './setup.js';

@@ -19,7 +19,7 @@ export interface ReloadOptions {
 export const defaultIntervalMs = 30_000;
 export const defaultJitterMs = 15_000;
 
-/** The lower bounds CoreDNS enforces; tests of the watcher lower them through {@link createReload}. */
+/** The lower bounds CoreDNS enforces; tests of the watcher lower them through {@link createReloadPlugin}. */
 export interface ReloadLimits {
   /** Smallest INTERVAL accepted (CoreDNS: 2s). */
   readonly minIntervalMs: number;
@@ -63,8 +63,8 @@ export function reloadPeriodMs(options: ReloadOptions, random: () => number = Ma
   return options.intervalMs + Math.floor(random() * options.jitterMs) - options.jitterMs / 2;
 }
 
-/** Options of {@link createReload}. */
-export interface CreateReloadOptions {
+/** Options of {@link createReloadPlugin}. */
+export interface ReloadPluginOptions {
   /** Bounds on INTERVAL and JITTER; CoreDNS's by default. */
   readonly limits?: ReloadLimits;
   /** Source of the jitter draw, in [0, 1). */
@@ -74,7 +74,7 @@ export interface CreateReloadOptions {
 const sharedKey = '@foghorn/plugin-reload';
 
 /** Builds the `reload` plugin; the default export uses CoreDNS's limits. */
-export function createReload(options: CreateReloadOptions = {}): PluginDefinition {
+export function createReloadPlugin(options: ReloadPluginOptions = {}): PluginDefinition {
   const limits = options.limits ?? coreDnsLimits;
   const random = options.random ?? Math.random;
   return definePlugin({
@@ -92,4 +92,4 @@ export function createReload(options: CreateReloadOptions = {}): PluginDefinitio
 }
 
 /** `reload` with CoreDNS's limits. */
-export const setup: PluginDefinition['setup'] = (c) => createReload().setup(c);
+export const setup: PluginDefinition['setup'] = (c) => createReloadPlugin().setup(c);

@@ -9,5 +9,6 @@ import { setup } from './setup.js';
 
 const plugin: PluginDefinition = definePlugin({ name: 'whoami', setup });
 export default plugin;
-export { parseWhoami, setup } from './setup.js';
+export { parseWhoami } from './setup.js';
+// The handler, for programs and benchmarks that end a chain with it.
 export { Whoami } from './handler.js';
