@@ -1,5 +1,5 @@
 /**
- * The chain contract of CoreDNS (spec 1.9, 2.2, 2.4): directive-list order, the server writing
+ * The chain contract of CoreDNS (docs/compatibility.md, "Setup order" and "Who writes the reply"): directive-list order, the server writing
  * error rcodes nobody wrote, "no next plugin", errors and panics, and configuration errors.
  */
 import { test } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Turning parsed server blocks into a runnable configuration (spec 1.6, 1.7, 1.9, 2.2):
+ * Turning parsed server blocks into a runnable configuration (docs/compatibility.md, "Server block keys", "Duplicates and listeners", "Setup order"):
  * normalise keys, run each plugin's setup in *directive-list* order (never Corefile order), link
  * each block's chain once, and group zones by listen address.
  */
@@ -115,7 +115,7 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
   const instance = new Instance(source);
   const states = blocks.map((block, index) => blockState(block, index, context.dnsPort));
 
-  // Outer loop: directives in list order; inner loop: blocks in file order (spec 1.9).
+  // Outer loop: directives in list order; inner loop: blocks in file order (docs/compatibility.md, "Setup order").
   for (const entry of context.directives) {
     const using = states.filter((state) => state.block.directives.some((d) => d.name === entry.name));
     if (using.length === 0) continue;
@@ -171,7 +171,7 @@ function blockState(block: ServerBlock, index: number, dnsPort: number): BlockSt
 }
 
 /**
- * Uniqueness (spec 1.7) and listener grouping. Each (zone, address, port) may appear once.
+ * Uniqueness (docs/compatibility.md, "Duplicates and listeners") and listener grouping. Each (zone, address, port) may appear once.
  * Unlike CoreDNS, a port served both on every address and on a specific one is refused: without
  * SO_REUSEPORT the two sockets cannot coexist, and with it which one answers is unpredictable
  * (CoreDNS issues #4270, #7786).

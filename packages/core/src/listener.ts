@@ -25,9 +25,9 @@ import { RouteTable } from './routes.js';
 import { emptyHeader, headerOnlyReply, readQuery, Verdict } from './wire.js';
 import type { QueryHeader } from './wire.js';
 
-/** TCP timeouts of CoreDNS (spec 2.6): idle connections are closed after 10 s. */
+/** TCP timeouts of CoreDNS (docs/compatibility.md, "TCP"): idle connections are closed after 10 s. */
 const TCP_IDLE_TIMEOUT_MS = 10_000;
-/** How long a graceful stop waits for TCP connections before cutting them (spec 2.6). */
+/** How long a graceful stop waits for TCP connections before cutting them (docs/compatibility.md, "TCP"). */
 const GRACEFUL_STOP_MS = 5_000;
 
 /** Counters the listener reports to whoever observes the process (prometheus). */
@@ -286,7 +286,7 @@ export class Listener {
     this.serve(req, new TcpWriter(req, connection));
   }
 
-  /** Routes one accepted query through its chain and guarantees a reply (spec 2.3, 2.4). */
+  /** Routes one accepted query through its chain and guarantees a reply (docs/compatibility.md, "Accept filter" and "Who writes the reply"). */
   private serve(req: Request, w: ReplyWriter): void {
     req.server = this.server;
     if (req.qclass !== CLASS_IN && !this.acceptAnyClass) return this.finish(req, w, Rcode.REFUSED);
@@ -311,7 +311,7 @@ export class Listener {
       );
   }
 
-  /** The chain returned `rcode`: write it if nobody wrote (spec 2.4), then release the query. */
+  /** The chain returned `rcode`: write it if nobody wrote (docs/compatibility.md, "Who writes the reply"), then release the query. */
   private finish(req: Request, w: ReplyWriter, rcode: number): void {
     if (!clientWrote(rcode) && !w.written) this.reply(req, w, rcode);
     w.done();

@@ -30,7 +30,7 @@ export type HandlerFactory = (next: Handler | null) => Handler;
 /** A lifecycle callback. May be async; hooks of one kind run one after another. */
 export type Hook = () => void | Promise<void>;
 
-/** One key of a server block after normalisation (spec 1.6). */
+/** One key of a server block after normalisation (docs/compatibility.md, "Server block keys"). */
 export interface ServerKey {
   /** `dns` (the only transport served so far). */
   readonly transport: 'dns';

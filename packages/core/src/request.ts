@@ -131,7 +131,7 @@ export class Request {
 
   /**
    * The largest reply the client accepts: 65535 over TCP, otherwise max(512, advertised size)
-   * (spec 2.5; no 1232 cap unless a plugin lowers it).
+   * (docs/compatibility.md, "Scrub"; no 1232 cap unless a plugin lowers it).
    */
   get maxResponseSize(): number {
     if (this.transport === 'tcp') return MAX_TCP_SIZE;

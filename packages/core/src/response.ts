@@ -1,5 +1,5 @@
 /**
- * Writing replies. The listener hands the chain a writer that scrubs (spec 2.5): it echoes EDNS
+ * Writing replies. The listener hands the chain a writer that scrubs (docs/compatibility.md, "Scrub"): it echoes EDNS
  * only to clients that sent it, and cuts replies to the client's size limit with TC set.
  * Plugins that need to see the reply on its way out wrap the writer in a {@link Recorder}.
  */
@@ -66,7 +66,7 @@ export function packetRcode(msg: Packet): number {
 }
 
 /**
- * Applies the scrub of spec 2.5 to `msg` and encodes it for `req`:
+ * Applies the scrub (docs/compatibility.md, "Scrub") to `msg` and encodes it for `req`:
  * 1. EDNS: only when the query had OPT; the reply's OPT echoes the client's size and DO bit,
  *    version 0, or the query's own OPT is reused with its echoable options.
  * 2. Size: if the encoding is over the client's limit, whole records are kept in order (answer,

@@ -1,5 +1,5 @@
 /**
- * Zone routing for one listener (spec 2.3 step 7): the most specific zone wins, DS goes to the
+ * Zone routing for one listener (docs/compatibility.md, "Accept filter"): the most specific zone wins, DS goes to the
  * most general matching zone so a parent served here can answer it, and `.` is the last resort.
  */
 import { TYPE_DS } from './constants.js';

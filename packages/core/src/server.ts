@@ -1,6 +1,6 @@
 /**
  * The running process: loads a Corefile into an {@link Instance}, opens its listeners, and
- * handles reloads and shutdown with CoreDNS's hook order (spec 2.8). Listeners outlive reloads:
+ * handles reloads and shutdown with CoreDNS's hook order (docs/compatibility.md, "Lifecycle"). Listeners outlive reloads:
  * a reload swaps each listener's route table in one assignment, so no query is dropped.
  */
 import { Registry } from 'prom-client';

@@ -3,7 +3,7 @@
  *
  * Why not `dns-packet.decode`: it builds objects for every section and throws on bad input, and
  * the hot path needs only the header, the one question and the OPT record. This reader does the
- * accept checks of miekg/dns (CoreDNS's server library, spec 2.3) in one pass with no allocation
+ * accept checks of miekg/dns (CoreDNS's server library, docs/compatibility.md, "Accept filter") in one pass with no allocation
  * beyond the question name string. The full message is decoded lazily, only if a plugin asks.
  */
 
@@ -70,7 +70,7 @@ export function emptyHeader(): QueryHeader {
 }
 
 /**
- * Reads a query into `out` and returns the accept verdict (spec 2.3): responses are dropped;
+ * Reads a query into `out` and returns the accept verdict (docs/compatibility.md, "Accept filter"): responses are dropped;
  * opcodes other than QUERY/NOTIFY get NOTIMP; QDCOUNT ≠ 1, ANCOUNT > 1, NSCOUNT > 1 or
  * ARCOUNT > 2 get FORMERR; so does anything that does not parse once the header is readable.
  */
@@ -236,7 +236,7 @@ function skipRecord(buf: Uint8Array, start: number): number {
   return end <= buf.length ? end : -1;
 }
 
-/** Options the scrub writer echoes (spec 2.5): NSID, EXPIRE, COOKIE, TCP-KEEPALIVE, PADDING. */
+/** Options the scrub writer echoes (docs/compatibility.md, "Scrub"): NSID, EXPIRE, COOKIE, TCP-KEEPALIVE, PADDING. */
 const echoedOptions = new Set([3, 9, 10, 11, 12]);
 
 function readOptions(buf: Uint8Array, from: number, to: number, out: QueryHeader): boolean {

@@ -1,6 +1,6 @@
 /**
  * `foghorn`: the command-line server, flag for flag and signal for signal the coredns binary
- * (spec 4). Fatal startup errors go to stderr, bare, with exit status 1.
+ * (docs/compatibility.md, "The command"). Fatal startup errors go to stderr, bare, with exit status 1.
  */
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

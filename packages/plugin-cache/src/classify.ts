@@ -1,6 +1,6 @@
 /**
  * What kind of reply a message is, and for how long it may be cached: CoreDNS's
- * `response.Typify` and `dnsutil.MinimalTTL` (spec 3.5, "Miss" and "never cached").
+ * `response.Typify` and `dnsutil.MinimalTTL` (CoreDNS's plugin/cache/cache.go and plugin/pkg/response).
  */
 import type { Answer, Packet } from 'dns-packet';
 import { packetRcode, Rcode, ResponseType, TYPE_ANY, TYPE_CNAME, TYPE_OPT, TYPE_SOA, typeNumber, typify } from '@foghorn/core';

@@ -1,5 +1,5 @@
 /**
- * cache: a CoreDNS-compatible response cache (spec 3.5) whose hits are answered from stored wire
+ * cache: a CoreDNS-compatible response cache (CoreDNS's plugin/cache) whose hits are answered from stored wire
  * bytes: one copy, then the ID, the TTL fields and the question's case are patched.
  * @module
  */

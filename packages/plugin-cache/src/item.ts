@@ -75,7 +75,7 @@ export class Entry {
   /**
    * The reply to `req` with every record's TTL set to `ttl`: ID and question case from the
    * query, AA set, AD kept only when the client sent DO or AD, and for an EDNS client an OPT
-   * echoing its UDP size, DO bit and echoable options (what the scrub writer would add, spec 2.5).
+   * echoing its UDP size, DO bit and echoable options (what the scrub writer would add, docs/compatibility.md, "Scrub").
    */
   reply(req: Request, ttl: number): Buffer {
     if (ttl !== this.wireTtl) {

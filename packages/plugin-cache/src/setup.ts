@@ -1,5 +1,5 @@
 /**
- * Parsing `cache` (spec 3.5) and wiring the handler.
+ * Parsing `cache` (CoreDNS's plugin/cache) and wiring the handler.
  *
  * ~~~ txt
  * cache [TTL] [ZONES...] {

@@ -1,6 +1,6 @@
 /**
  * errors: logs the errors plugins return through the chain, optionally consolidating repeated
- * ones into one summary line per time window (spec 3.2).
+ * ones into one summary line per time window (CoreDNS's plugin/errors).
  *
  * @example
  * // Consolidation windows driven by hand in tests:

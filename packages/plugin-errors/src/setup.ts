@@ -1,5 +1,5 @@
 /**
- * Parsing `errors` (spec 3.2) and wiring the handler.
+ * Parsing `errors` (CoreDNS's plugin/errors) and wiring the handler.
  *
  * ~~~ txt
  * errors [stdout]

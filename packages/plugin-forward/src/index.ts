@@ -1,6 +1,6 @@
 /**
  * forward: proxies queries to upstream resolvers over UDP, TCP, DNS over TLS or DNS over HTTPS,
- * with connection reuse, in-band health checks and CoreDNS's policies (spec 3.7).
+ * with connection reuse, in-band health checks and CoreDNS's policies (CoreDNS's plugin/forward).
  *
  * @example
  * // A forward whose per-query budget a test shortens:

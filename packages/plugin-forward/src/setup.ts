@@ -1,5 +1,5 @@
 /**
- * Parsing `forward` (spec 3.7) and wiring its handlers. Several `forward` lines in one block are
+ * Parsing `forward` (CoreDNS's plugin/forward) and wiring its handlers. Several `forward` lines in one block are
  * allowed; they are chained in file order and the last one's next is the block's next plugin.
  *
  * ~~~ txt
@@ -359,7 +359,7 @@ function parseStanza(c: Controller): ForwardOptions {
     const clash = upstreams.find((u) => u.serverName !== undefined);
     if (clash) throw c.error(`tls_servername conflicts with the server name of upstream 'tls://${clash.host}%${clash.serverName}'`);
   }
-  // The default cap is two tries per upstream (spec 3.7).
+  // The default cap is two tries per upstream (CoreDNS's plugin/forward).
   if (options.maxConnectAttempts < 0) options.maxConnectAttempts = 2 * upstreams.length;
   return options;
 }

@@ -58,7 +58,7 @@ export function isNoData(wire: Uint8Array): boolean {
 }
 
 /**
- * The scrub CoreDNS applies to a reply with OPT when the client sent OPT (spec 2.5 SizeAndDo),
+ * The scrub CoreDNS applies to a reply with OPT when the client sent OPT (docs/compatibility.md, "Scrub": request.go's SizeAndDo),
  * done in place on the upstream's bytes: UDP size = the client's advertised size, version 0, the
  * client's DO bit added, the other flag bits below DO cleared. The extended-rcode byte is kept,
  * because miekg/dns packs the message's full rcode back into it. Returns false when the message

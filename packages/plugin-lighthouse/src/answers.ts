@@ -56,7 +56,7 @@ export class AnswerTable implements NameContext {
   private readonly reverse: ReverseIndex | undefined;
   /** Services by lower-case `name.namespace`, the labels left of `svc` in every forward zone. */
   private readonly views = new Map<string, ServiceView>();
-  /** Zones longest first, so the most specific zone wins (spec 3.1 step 1). */
+  /** Zones longest first, so the most specific zone wins (docs/compatibility.md, "Answers"). */
   readonly zones: readonly ZoneInfo[];
   private readonly forwardZones: readonly ZoneInfo[];
   private readonly reverseZones: readonly ZoneInfo[];
@@ -248,18 +248,18 @@ export class AnswerTable implements NameContext {
     return this.resolveMiss(qname, TYPE_A, zone).rcode === Rcode.NOERROR;
   }
 
-  /** Spec 3.1-3.5 for names that are not listed: parse once, then answer from the service. */
+  /** docs/compatibility.md, "Answers" for names that are not listed: parse once, then answer from the service. */
   resolveMiss(qname: string, qtype: number, zone: ZoneInfo): Answer {
     if (this.txt.has(qname)) return zone.nodata;
     if (qname.length === zone.name.length || zone.name === '.' && qname === '.') return zone.nxdomain;
     const relative = qname.slice(0, qname.length - zone.suffix.length - 1);
     const labels = relative.split('.');
     const n = labels.length;
-    // Spec 3.2: the kind label must be `svc` (pods are never served), with service and namespace before it.
+    // docs/compatibility.md, "Names": the kind label must be `svc` (pods are never served), with service and namespace before it.
     if (n < 3 || labels[n - 1] !== 'svc') return zone.nxdomain;
     const extras = n - 3;
     if (extras > (qtype === TYPE_SRV ? 3 : 2)) return zone.nxdomain;
-    // Spec 3.1 step 4: a family the cluster does not support is NODATA, decided before the lookup.
+    // docs/compatibility.md, "Answers": a family the cluster does not support is NODATA, decided before the lookup.
     if ((qtype === TYPE_A && !this.options.families.v4) || (qtype === TYPE_AAAA && !this.options.families.v6)) return zone.nodata;
     const view = this.views.get(`${labels[n - 3]}.${labels[n - 2]}`);
     if (!view) return zone.nxdomain;
@@ -272,7 +272,7 @@ export class AnswerTable implements NameContext {
       return extras === 0 ? zone.nodata : zone.nxdomain;
     }
     if (extras === 2 && service.type === 'ClusterSetIP') {
-      // Spec 3.3: `<anything>.<cluster>.<svc>` answers as `<cluster>.<svc>`; the host label is ignored.
+      // docs/compatibility.md, "Answers": `<anything>.<cluster>.<svc>` answers as `<cluster>.<svc>`; the host label is ignored.
       const make = this.find(view, zone, qtype === TYPE_A ? 'a' : 'aaaa', `${labels[1]}.${baseName(service, zone)}`);
       const entry = make?.();
       if (entry?.kind === 'answer') return entry;

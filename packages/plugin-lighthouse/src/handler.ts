@@ -51,7 +51,7 @@ export class Lighthouse implements Handler {
       const zone = table.matchZone(qname);
       answer = zone === undefined ? notZone : this.lookup(table, req, qname, zone);
     }
-    // NODATA never falls through (spec 1.4); NXDOMAIN, NOTIMP and NOTZONE may.
+    // NODATA never falls through (docs/compatibility.md, "Answers"); NXDOMAIN, NOTIMP and NOTZONE may.
     if (answer.rcode !== Rcode.NOERROR && this.fallsThrough(qname)) {
       this.outcomes[Outcome.fallthrough]!++;
       return nextOrFailure(this.name, this.next, req, w);
@@ -72,7 +72,7 @@ export class Lighthouse implements Handler {
           answer = table.lookup(qname, req.qtype, zone);
           break;
         case TYPE_SRV:
-          // Spec 3.2: `_http._tcp` and `http.tcp` are the same query; the table holds the bare form.
+          // docs/compatibility.md, "Names": `_http._tcp` and `http.tcp` are the same query; the table holds the bare form.
           answer = table.lookup(qname.includes('_') ? stripUnderscores(qname) : qname, TYPE_SRV, zone);
           break;
         case TYPE_PTR:
@@ -95,14 +95,14 @@ export class Lighthouse implements Handler {
 }
 
 /**
- * `_http._tcp.svc...` → `http.tcp.svc...` (spec 3.2): a leading `_` is stripped from the first
+ * `_http._tcp.svc...` → `http.tcp.svc...` (docs/compatibility.md, "Names"): a leading `_` is stripped from the first
  * two labels only, where the port and protocol sit; other labels keep theirs.
  */
 function stripUnderscores(qname: string): string {
   return qname.replace(/^_?([^.]*)\._?/, '$1.');
 }
 
-/** OPT with the client's UDP size and DO bit, version 0, no options (spec 2.5). */
+/** OPT with the client's UDP size and DO bit, version 0, no options (docs/compatibility.md, "Scrub"). */
 const OPT_LENGTH = 11;
 
 /**

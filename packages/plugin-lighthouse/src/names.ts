@@ -57,7 +57,7 @@ export function clustersOf(service: Service): Set<string> {
   return new Set([...service.v4.clusters.keys(), ...service.v6.clusters.keys()]);
 }
 
-/** A port a query asks for: lower-case name and protocol (spec 3.2). */
+/** A port a query asks for: lower-case name and protocol (docs/compatibility.md, "Names"). */
 type PortQuery = readonly [name: string, protocol: string];
 
 /** One SRV source: a record's ports and the target its RRs point to. */
@@ -86,7 +86,7 @@ export class ServiceBuilder {
     this.zoneWire = zone.wire.length;
   }
 
-  // --- ClusterSetIP (spec 3.3) ---------------------------------------------------------------
+  // --- ClusterSetIP (docs/compatibility.md, "Answers") ---------------------------------------------------------------
 
   clusterSetIp(): void {
     const { service, table, zone, base, sink } = this;
@@ -95,7 +95,7 @@ export class ServiceBuilder {
     if (families.v4) sink.offer('a', base, () => this.clustersetAddress('v4', waiting));
     if (families.v6) sink.offer('aaaa', base, () => this.clustersetAddress('v6', waiting));
 
-    // Bare SRV and every `port.proto` variant share the family balancers with A (spec 4.2).
+    // Bare SRV and every `port.proto` variant share the family balancers with A (docs/compatibility.md, "Cluster selection").
     const portQueries = new Map<string, PortQuery>();
     const addPorts = (ports: readonly Port[]): void => {
       for (const port of ports) {
@@ -114,14 +114,14 @@ export class ServiceBuilder {
       });
     }
 
-    // Cluster-specific names ignore health and connectivity (spec 3.3 step 1).
+    // Cluster-specific names ignore health and connectivity (docs/compatibility.md, "Answers").
     for (const cluster of clustersOf(service)) {
       const name = `${cluster.toLowerCase()}.${base}`;
       const v4 = families.v4 ? service.v4.clusters.get(cluster) : undefined;
       const v6 = families.v6 ? service.v6.clusters.get(cluster) : undefined;
       if (v4) sink.offer('a', name, () => this.clusterAddress('v4', cluster, v4));
       if (v6) sink.offer('aaaa', name, () => this.clusterAddress('v6', cluster, v6));
-      // SRV tries the IPv4 state, then IPv6 (spec 3.3, Profile B).
+      // SRV tries the IPv4 state, then IPv6 (docs/compatibility.md, "Answers").
       const record = (v4 ?? v6)?.records[0];
       if (!record) continue;
       const source: SrvSource = { target: name, ports: record.ports, cluster };
@@ -138,7 +138,7 @@ export class ServiceBuilder {
     return answer;
   }
 
-  /** A or AAAA on the bare name: clusterset IPs, else local, else the balancer (spec 3.3 steps 2-5). */
+  /** A or AAAA on the bare name: clusterset IPs, else local, else the balancer (docs/compatibility.md, "Answers"). */
   private clustersetAddress(familyName: 'v4' | 'v6', waiting: boolean): Entry {
     const { service, zone } = this;
     if (service.ips.length > 0) {
@@ -176,7 +176,7 @@ export class ServiceBuilder {
     return { kind: 'balanced', stages: exact(stages), none: this.zone.nodata };
   }
 
-  // --- Headless (spec 3.4) -------------------------------------------------------------------
+  // --- Headless (docs/compatibility.md, "Answers") -------------------------------------------------------------------
 
   headless(): void {
     const { service, table, base, sink } = this;
@@ -228,7 +228,7 @@ export class ServiceBuilder {
     return out;
   }
 
-  /** One A/AAAA per record, owner = the question (spec 3.6); none → NODATA. */
+  /** One A/AAAA per record, owner = the question (docs/compatibility.md, "Answers"); none → NODATA. */
   private addressAnswer(records: readonly DnsRecord[]): Answer {
     if (records.length === 0) return this.zone.nodata;
     const writer = new RecordWriter(this.table.ttlSeconds);
@@ -241,8 +241,8 @@ export class ServiceBuilder {
   }
 
   /**
-   * SRV per requested port of every source (spec 3.7): a source with none of the requested ports
-   * voids the whole answer (NODATA); within a source a port number is written once (Profile B).
+   * SRV per requested port of every source (docs/compatibility.md, "Answers"): a source with none of the requested ports
+   * voids the whole answer (NODATA); within a source a port number is written once (Lighthouse #1685).
    */
   private srvAnswer(sources: readonly SrvSource[], query: PortQuery | null): Answer {
     const writer = new RecordWriter(this.table.ttlSeconds);

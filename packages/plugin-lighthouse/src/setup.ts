@@ -1,5 +1,5 @@
 /**
- * lighthouse: parsing `lighthouse [ZONES...] { ... }` (spec 1.4 plus the connection and source
+ * lighthouse: parsing `lighthouse [ZONES...] { ... }` (docs/compatibility.md, "Options" plus the connection and source
  * options) and wiring the handler, the shared source and the answer table. Setup starts nothing:
  * the source is acquired in `onStartup`, so `foghorn -validate` never touches a cluster or disk.
  */
@@ -127,7 +127,7 @@ export function parseLighthouse(c: Controller, env: NodeJS.ProcessEnv = process.
   };
 }
 
-/** Spec 1.4 (Profile B): each cluster CIDR adds its family; none means IPv4 only. */
+/** docs/compatibility.md, "Options": each cluster CIDR adds its family; none means IPv4 only. */
 export function familiesOf(cidrs: readonly string[]): Families {
   if (cidrs.length === 0) return { v4: true, v6: false };
   return { v4: cidrs.some((cidr) => !cidr.includes(':')), v6: cidrs.some((cidr) => cidr.includes(':')) };

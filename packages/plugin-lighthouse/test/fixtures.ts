@@ -241,7 +241,7 @@ export async function table(t: TestContext, objects: readonly KubeObject[], rows
 }
 
 
-/** A store and table with no server, for state-level tests (spec 5.4). */
+/** A store and table with no server, for state-level tests (Lighthouse's coredns/resolver tests). */
 export interface Model {
   readonly store: ServiceStore;
   readonly table: AnswerTable;

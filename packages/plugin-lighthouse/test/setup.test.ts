@@ -1,5 +1,5 @@
 /**
- * Spec 5.3 (setup_internal_test.go) and the connection/source options: Corefile snippets through
+ * Lighthouse's coredns/plugin/setup_internal_test.go and the connection/source options: Corefile snippets through
  * the real parser and dispenser into `parseLighthouse`, or the positioned error they give.
  */
 import assert from 'node:assert/strict';

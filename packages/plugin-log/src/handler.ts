@@ -26,7 +26,7 @@ const OPT_FIXED_LENGTH = 11;
 /** Length of the reply the server writes itself for an error rcode nobody wrote. */
 function synthesizedSize(req: Request, msg: Packet): number {
   let size = dnsPacket.encodingLength(msg);
-  // The server adds an OPT to its reply when the query had one (spec 2.4).
+  // The server adds an OPT to its reply when the query had one (docs/compatibility.md, "Who writes the reply").
   if (req.hasEdns) {
     size += OPT_FIXED_LENGTH;
     for (const option of req.ednsOptions ?? []) size += 4 + option.data.length;

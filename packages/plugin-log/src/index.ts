@@ -1,5 +1,5 @@
 /**
- * log: writes one line per query in CoreDNS's Common Log Format (spec 3.1).
+ * log: writes one line per query in CoreDNS's Common Log Format (CoreDNS's plugin/log).
  *
  * @example
  * // Capture query lines instead of writing them to stdout (tests, embedding):

@@ -1,5 +1,5 @@
 /**
- * Parsing `log` lines into rules (spec 3.1) and wiring the handler.
+ * Parsing `log` lines into rules (CoreDNS's plugin/log) and wiring the handler.
  *
  * ~~~ txt
  * log                       one rule: name ".", the default format, class all

@@ -1,6 +1,6 @@
 /**
  * `prometheus [ADDRESS] [{ runtime_metrics }]`: parsing, then wiring the handler, the shared
- * metric objects and the shared `/metrics` listener into the server's lifecycle (spec 3.6, 2.8).
+ * metric objects and the shared `/metrics` listener into the server's lifecycle (CoreDNS's plugin/metrics; docs/compatibility.md, "Lifecycle").
  */
 import { Dispenser, errOnce, parseHttpAddress, splitHostPort } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
@@ -88,7 +88,7 @@ export function setup(c: Controller): void {
   // Identifies this block's claim on the shared listener (see endpoint.ts).
   const owner = {};
 
-  // One row per handler of the block, per listener, with the block's first zone (spec 1.9).
+  // One row per handler of the block, per listener, with the block's first zone (docs/compatibility.md, "Setup order").
   const firstKey = c.keys[0];
   const enabledRows = (): EnabledLabels[] =>
     firstKey ? c.servers().flatMap((server) => c.handlerNames().map((name) => ({ server, zone: firstKey.zone, view: '', name }))) : [];

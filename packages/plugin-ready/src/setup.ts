@@ -1,6 +1,6 @@
 /**
  * ready: parsing `ready [ADDRESS] [{ monitor until-ready|continuously }]` and wiring one /ready
- * listener per address, shared by every block and by successive configurations (spec 2.8, 3.4).
+ * listener per address, shared by every block and by successive configurations (docs/compatibility.md, "Lifecycle"; CoreDNS's plugin/ready).
  */
 import { errOnce, HttpEndpoints, parseHttpAddress } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';

@@ -64,7 +64,7 @@ test('a changed Corefile is picked up and the new configuration serves', async (
   const firstHash = hashCorefile({ path, contents: first });
   assert.deepEqual(lines.filter((l) => l.includes('SHA512')), [`[INFO] plugin/reload: Running configuration SHA512 = ${firstHash}`]);
   assert.equal(rcodeOf(await query({ port: port() }, 'example.net', 'A')), 'REFUSED');
-  // Nothing is set before the first reload attempt (spec 3.6).
+  // Nothing is set before the first reload attempt (CoreDNS's plugin/reload).
   assert.deepEqual(await metric(server, 'coredns_reload_version_info{'), []);
 
   const second = block('example.net');
