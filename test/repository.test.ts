@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { repoRoot } from './cli-helpers.js';
 
 /** Every `.ts` file under `dir`, skipping build output and dependencies. */
@@ -80,5 +81,16 @@ test('every plugin package has the same files in the same roles', () => {
     const { exports, engines } = manifest(dir);
     assert.ok(exports?.['.'] !== undefined, `${dir}: package.json exports "."`);
     assert.ok(engines?.['node'] !== undefined, `${dir}: package.json has engines.node`);
+  }
+});
+
+test('every plugin setup module exports setup, and a parser named parse<Directive>', async () => {
+  for (const dir of pluginDirs) {
+    const module = (await import(pathToFileURL(join(repoRoot, dir, 'dist/src/setup.js')).href)) as Record<string, unknown>;
+    assert.equal(typeof module['setup'], 'function', `${dir}/src/setup.ts exports setup(c)`);
+    const parsers = Object.keys(module).filter((name) => /^parse[A-Z]/.test(name) && typeof module[name] === 'function');
+    const directive = dir.slice('packages/plugin-'.length);
+    const expected = `parse${directive[0]!.toUpperCase()}${directive.slice(1)}`;
+    assert.ok(parsers.includes(expected), `${dir}/src/setup.ts exports ${expected} (has ${parsers.join(', ') || 'none'})`);
   }
 });

@@ -5,7 +5,7 @@
  */
 import { definePlugin } from '@foghorn/core';
 import type { PluginDefinition } from '@foghorn/core';
-import { setupCache } from './setup.js';
+import { setupWith } from './setup.js';
 import type { CacheHooks } from './setup.js';
 
 /**
@@ -19,7 +19,7 @@ import type { CacheHooks } from './setup.js';
  * now += 10_000; // ten seconds later, without sleeping
  */
 export function createCachePlugin(hooks: CacheHooks = {}): PluginDefinition {
-  return definePlugin({ name: 'cache', setup: (c) => setupCache(c, hooks) });
+  return definePlugin({ name: 'cache', setup: setupWith(hooks) });
 }
 
 const plugin: PluginDefinition = createCachePlugin();

@@ -273,8 +273,15 @@ export interface CacheHooks {
   readonly onCreate?: (cache: Cache) => void;
 }
 
-/** Parses the block and adds the handler. */
-export function setupCache(c: Controller, hooks: CacheHooks = {}): void {
+/** The setup of a cache with `hooks`: parses the block and adds the handler. */
+export function setupWith(hooks: CacheHooks = {}): (c: Controller) => void {
+  return (c) => setupBlock(c, hooks);
+}
+
+/** `cache` with the real clock. */
+export const setup: (c: Controller) => void = setupWith();
+
+function setupBlock(c: Controller, hooks: CacheHooks): void {
   const options = parseCache(c);
   const cache = new Cache(options, createCacheMetrics(c.registry), hooks.now ?? Date.now);
   hooks.onCreate?.(cache);

@@ -117,6 +117,9 @@ function parseConsolidate(c: Controller): ConsolidateRule {
 }
 
 /** Builds the setup function; tests pass fake timers to move consolidation windows by hand. */
+/** `errors` on real timers. */
+export const setup = (c: Controller): void => setupWith()(c);
+
 export function setupWith(timers?: Timers): (c: Controller) => void {
   return function setup(c: Controller): void {
     const options = parseErrors(c);

@@ -2,8 +2,8 @@
  * reload: parsing `reload [INTERVAL] [JITTER]` and attaching the process-wide watcher to the
  * configuration's lifecycle. It adds no handler.
  */
-import { definePlugin, durationArg, formatDuration } from '@foghorn/core';
-import type { Controller, PluginDefinition } from '@foghorn/core';
+import { durationArg, formatDuration } from '@foghorn/core';
+import type { Controller } from '@foghorn/core';
 import { createReloadMetrics } from './metrics.js';
 import { CorefileWatcher } from './watcher.js';
 import type { WatchedConfig } from './watcher.js';
@@ -63,7 +63,7 @@ export function reloadPeriodMs(options: ReloadOptions, random: () => number = Ma
   return options.intervalMs + Math.floor(random() * options.jitterMs) - options.jitterMs / 2;
 }
 
-/** Options of {@link createReloadPlugin}. */
+/** Options of {@link setupWith} (and the package's `createReloadPlugin`). */
 export interface ReloadPluginOptions {
   /** Bounds on INTERVAL and JITTER; CoreDNS's by default. */
   readonly limits?: ReloadLimits;
@@ -73,23 +73,20 @@ export interface ReloadPluginOptions {
 
 const sharedKey = '@foghorn/plugin-reload';
 
-/** Builds the `reload` plugin; the default export uses CoreDNS's limits. */
-export function createReloadPlugin(options: ReloadPluginOptions = {}): PluginDefinition {
+/** The setup of `reload` with these limits and jitter source. */
+export function setupWith(options: ReloadPluginOptions = {}): (c: Controller) => void {
   const limits = options.limits ?? coreDnsLimits;
   const random = options.random ?? Math.random;
-  return definePlugin({
-    name: 'reload',
-    setup(c: Controller): void {
-      const parsed = parseReload(c, limits);
-      const watcher = c.shared(sharedKey, () => new CorefileWatcher(c.log, createReloadMetrics(c.registry)));
-      const config: WatchedConfig = { source: c.corefile, periodMs: reloadPeriodMs(parsed, random), requestReload: () => c.requestReload() };
-      c.onStartup(() => watcher.begin(config));
-      c.onRestartFailed(() => watcher.resume(config));
-      c.onShutdown(() => watcher.stop(config.source));
-      c.onFinalShutdown(() => watcher.stop());
-    },
-  });
+  return (c) => {
+    const parsed = parseReload(c, limits);
+    const watcher = c.shared(sharedKey, () => new CorefileWatcher(c.log, createReloadMetrics(c.registry)));
+    const config: WatchedConfig = { source: c.corefile, periodMs: reloadPeriodMs(parsed, random), requestReload: () => c.requestReload() };
+    c.onStartup(() => watcher.begin(config));
+    c.onRestartFailed(() => watcher.resume(config));
+    c.onShutdown(() => watcher.stop(config.source));
+    c.onFinalShutdown(() => watcher.stop());
+  };
 }
 
 /** `reload` with CoreDNS's limits. */
-export const setup: PluginDefinition['setup'] = (c) => createReloadPlugin().setup(c);
+export const setup: (c: Controller) => void = setupWith();
