@@ -1,5 +1,5 @@
 /**
- * Turning parsed server blocks into a runnable configuration (spec 1.6, 1.7, 1.9, 2.2):
+ * Turning parsed server blocks into a runnable configuration (docs/compatibility.md, "Server block keys", "Duplicates and listeners", "Setup order"):
  * normalise keys, run each plugin's setup in *directive-list* order (never Corefile order), link
  * each block's chain once, and group zones by listen address.
  */
@@ -46,6 +46,8 @@ export interface BuildContext {
   requestReload(): Promise<Error | undefined>;
   /** A plugin's fatal error: log it and end the process (see `Controller.fatal`). */
   fatal(directive: string, message: string): void;
+  /** Corefile text served when the Corefile has no server block (the CLI passes its built-in one). */
+  readonly defaultCorefile?: string;
 }
 
 export type HookKind = 'startup' | 'shutdown' | 'restart' | 'restartFailed' | 'finalShutdown';
@@ -56,12 +58,9 @@ export interface AddressPlan {
   readonly host: string;
   readonly port: number;
   readonly routes: Route[];
-  /** A block here forwards, so classes other than IN are accepted (spec 2.3 step 4). */
+  /** A block here uses an `anyClass` plugin, so classes other than IN are accepted. */
   readonly acceptAnyClass: boolean;
 }
-
-/** Plugins that answer every class, as CoreDNS's server checks by name. */
-const anyClassDirectives = new Set(['chaos', 'forward', 'proxy']);
 
 /** A fully set-up configuration, not yet started. */
 export class Instance {
@@ -94,12 +93,8 @@ interface BlockState {
   readonly listenAddresses: string[];
   /** The listeners serving this block, as metrics `server` labels; filled once planned. */
   readonly servers: Set<string>;
-}
-
-/** The built-in Corefile used when none is found or it has no server block (spec 1.8). */
-export function defaultCorefile(dnsPort: number, directives: readonly DirectiveEntry[]): string {
-  const log = directives.some((d) => d.name === 'log') ? '\n    log' : '';
-  return `.:${dnsPort} {\n    whoami${log}\n}\n`;
+  /** A plugin of this block answers every class ({@link PluginDefinition.anyClass}). */
+  anyClass: boolean;
 }
 
 function positioned(token: Token, message: string): ConfigError {
@@ -116,14 +111,14 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
     warn: (message) => context.logger.warning(message),
     ...(context.env ? { env: context.env } : {}),
   });
-  if (blocks.length === 0) {
+  if (blocks.length === 0 && context.defaultCorefile !== undefined) {
     context.logger.warning(`no server block in ${source.path}: serving the built-in default Corefile`);
-    blocks = parseCorefile(defaultCorefile(context.dnsPort, context.directives), { file: 'default Corefile' });
+    blocks = parseCorefile(context.defaultCorefile, { file: 'default Corefile' });
   }
   const instance = new Instance(source);
   const states = blocks.map((block, index) => blockState(block, index, context.dnsPort));
 
-  // Outer loop: directives in list order; inner loop: blocks in file order (spec 1.9).
+  // Outer loop: directives in list order; inner loop: blocks in file order (docs/compatibility.md, "Setup order").
   for (const entry of context.directives) {
     const using = states.filter((state) => state.block.directives.some((d) => d.name === entry.name));
     if (using.length === 0) continue;
@@ -136,6 +131,7 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
       throw positioned(first, `plugin/${entry.name}: ${error instanceof Error ? error.message : String(error)}`);
     }
     for (const state of using) {
+      if (plugin.anyClass === true) state.anyClass = true;
       const tokens = state.block.directives.filter((d) => d.name === entry.name).flatMap((d) => d.tokens);
       const controller = new SetupController(tokens, entry.name, state, instance, context);
       try {
@@ -174,11 +170,11 @@ function blockState(block: ServerBlock, index: number, dnsPort: number): BlockSt
       keyTokens.push(token);
     }
   }
-  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], servers: new Set() };
+  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], servers: new Set(), anyClass: false };
 }
 
 /**
- * Uniqueness (spec 1.7) and listener grouping. Each (zone, address, port) may appear once.
+ * Uniqueness (docs/compatibility.md, "Duplicates and listeners") and listener grouping. Each (zone, address, port) may appear once.
  * Unlike CoreDNS, a port served both on every address and on a specific one is refused: without
  * SO_REUSEPORT the two sockets cannot coexist, and with it which one answers is unpredictable
  * (CoreDNS issues #4270, #7786).
@@ -190,7 +186,6 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
   const boundPorts = new Map<number, Token>();
   for (const state of states) {
     const hosts = state.listenAddresses.length > 0 ? [...new Set(state.listenAddresses)] : [''];
-    const forwards = state.block.directives.some((d) => anyClassDirectives.has(d.name));
     state.keys.forEach((key, i) => {
       const token = state.keyTokens[i]!;
       for (const host of hosts) {
@@ -219,7 +214,7 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
         }
         plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null });
         state.servers.add(serverLabel(host, key.port));
-        if (forwards) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
+        if (state.anyClass) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
       }
     });
   }

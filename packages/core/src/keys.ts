@@ -1,5 +1,5 @@
 /**
- * Server block keys (spec 1.6): `[dns://]zone[:port]`, reverse zones from CIDRs, normalisation.
+ * Server block keys (docs/compatibility.md, "Server block keys"): `[dns://]zone[:port]`, reverse zones from CIDRs, normalisation.
  */
 import { isIP } from 'node:net';
 import type { ServerKey } from './plugin.js';
@@ -50,7 +50,7 @@ function checkZone(zone: string): string {
 
 /**
  * Reverse zones for a CIDR, or undefined when `text` is not one. IPv4 steps by 8 bits and IPv6
- * by 4 (nibbles); a prefix between steps is split at the next longer boundary (spec 1.6).
+ * by 4 (nibbles); a prefix between steps is split at the next longer boundary (docs/compatibility.md, "Server block keys").
  */
 export function reverseZones(text: string): string[] | undefined {
   const slash = text.indexOf('/');

@@ -12,6 +12,7 @@ import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { OptAnswer, Packet } from 'dns-packet';
 import { listenError } from './address.js';
+import { CLASS_IN, HEADER_LENGTH } from './constants.js';
 import { PluginError } from './errors.js';
 import { serverLabel } from './keys.js';
 import type { Logger } from './logger.js';
@@ -24,11 +25,10 @@ import { RouteTable } from './routes.js';
 import { emptyHeader, headerOnlyReply, readQuery, Verdict } from './wire.js';
 import type { QueryHeader } from './wire.js';
 
-/** TCP timeouts of CoreDNS (spec 2.6): idle connections are closed after 10 s. */
+/** TCP timeouts of CoreDNS (docs/compatibility.md, "TCP"): idle connections are closed after 10 s. */
 const TCP_IDLE_TIMEOUT_MS = 10_000;
-/** How long a graceful stop waits for TCP connections before cutting them (spec 2.6). */
+/** How long a graceful stop waits for TCP connections before cutting them (docs/compatibility.md, "TCP"). */
 const GRACEFUL_STOP_MS = 5_000;
-const CLASS_IN = 1;
 
 /** Counters the listener reports to whoever observes the process (prometheus). */
 export interface ListenerEvents {
@@ -286,7 +286,7 @@ export class Listener {
     this.serve(req, new TcpWriter(req, connection));
   }
 
-  /** Routes one accepted query through its chain and guarantees a reply (spec 2.3, 2.4). */
+  /** Routes one accepted query through its chain and guarantees a reply (docs/compatibility.md, "Accept filter" and "Who writes the reply"). */
   private serve(req: Request, w: ReplyWriter): void {
     req.server = this.server;
     if (req.qclass !== CLASS_IN && !this.acceptAnyClass) return this.finish(req, w, Rcode.REFUSED);
@@ -311,7 +311,7 @@ export class Listener {
       );
   }
 
-  /** The chain returned `rcode`: write it if nobody wrote (spec 2.4), then release the query. */
+  /** The chain returned `rcode`: write it if nobody wrote (docs/compatibility.md, "Who writes the reply"), then release the query. */
   private finish(req: Request, w: ReplyWriter, rcode: number): void {
     if (!clientWrote(rcode) && !w.written) this.reply(req, w, rcode);
     w.done();
@@ -357,8 +357,8 @@ function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer
   if (verdict === Verdict.FormErr) return headerOnlyReply(msg, Rcode.FORMERR);
   // NOTIMP keeps the question when it could be read.
   const reply = headerOnlyReply(msg, Rcode.NOTIMP);
-  if (header.questionEnd > 12 && header.questionEnd <= msg.length) {
-    const withQuestion = Buffer.concat([reply, msg.subarray(12, header.questionEnd)]);
+  if (header.questionEnd > HEADER_LENGTH && header.questionEnd <= msg.length) {
+    const withQuestion = Buffer.concat([reply, msg.subarray(HEADER_LENGTH, header.questionEnd)]);
     withQuestion.writeUInt16BE(1, 4);
     return withQuestion;
   }

@@ -30,7 +30,7 @@ export type HandlerFactory = (next: Handler | null) => Handler;
 /** A lifecycle callback. May be async; hooks of one kind run one after another. */
 export type Hook = () => void | Promise<void>;
 
-/** One key of a server block after normalisation (spec 1.6). */
+/** One key of a server block after normalisation (docs/compatibility.md, "Server block keys"). */
 export interface ServerKey {
   /** `dns` (the only transport served so far). */
   readonly transport: 'dns';
@@ -125,6 +125,12 @@ export interface PluginDefinition {
   readonly apiVersion?: number;
   /** For third-party plugins: the place in the chain, relative to a standard directive. */
   readonly order?: PluginOrder;
+  /**
+   * The plugin answers every query class, not just IN: a listener serving a block that uses it
+   * accepts other classes instead of refusing them (CoreDNS's server lets CH and friends through
+   * for *chaos*, *forward* and *proxy*). Default false.
+   */
+  readonly anyClass?: boolean;
   /** Parses the plugin's tokens and registers its handler and hooks. Called once per server block. */
   setup(c: Controller): void | Promise<void>;
 }
@@ -152,6 +158,9 @@ export function definePlugin<T extends PluginDefinition>(definition: T): T {
     throw new TypeError(`plugin name must be a lower-case directive name, got '${String(definition.name)}'`);
   }
   if (typeof definition.setup !== 'function') throw new TypeError(`plugin '${definition.name}': setup must be a function`);
+  if (definition.anyClass !== undefined && typeof definition.anyClass !== 'boolean') {
+    throw new TypeError(`plugin '${definition.name}': anyClass must be a boolean`);
+  }
   if (definition.apiVersion !== undefined && definition.apiVersion !== API_VERSION) {
     throw new TypeError(`plugin '${definition.name}' needs plugin API version ${definition.apiVersion}, this core implements ${API_VERSION}`);
   }

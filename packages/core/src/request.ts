@@ -5,6 +5,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import * as types from 'dns-packet/types.js';
 import * as classes from 'dns-packet/classes.js';
+import { Flags } from './constants.js';
 import { emptyHeader, readQuery, Verdict } from './wire.js';
 import type { EdnsOption, QueryHeader } from './wire.js';
 
@@ -122,17 +123,17 @@ export class Request {
 
   /** RD bit. */
   get recursionDesired(): boolean {
-    return (this.flags & 0x0100) !== 0;
+    return (this.flags & Flags.RD) !== 0;
   }
 
   /** CD bit. */
   get checkingDisabled(): boolean {
-    return (this.flags & 0x0010) !== 0;
+    return (this.flags & Flags.CD) !== 0;
   }
 
   /**
    * The largest reply the client accepts: 65535 over TCP, otherwise max(512, advertised size)
-   * (spec 2.5; no 1232 cap unless a plugin lowers it).
+   * (docs/compatibility.md, "Scrub"; no 1232 cap unless a plugin lowers it).
    */
   get maxResponseSize(): number {
     if (this.transport === 'tcp') return MAX_TCP_SIZE;

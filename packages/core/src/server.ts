@@ -1,6 +1,6 @@
 /**
  * The running process: loads a Corefile into an {@link Instance}, opens its listeners, and
- * handles reloads and shutdown with CoreDNS's hook order (spec 2.8). Listeners outlive reloads:
+ * handles reloads and shutdown with CoreDNS's hook order (docs/compatibility.md, "Lifecycle"). Listeners outlive reloads:
  * a reload swaps each listener's route table in one assignment, so no query is dropped.
  */
 import { Registry } from 'prom-client';
@@ -35,6 +35,8 @@ export interface ServerOptions {
    * their own (then the server keeps running unless this stops it).
    */
   readonly onFatal?: (message: string) => void;
+  /** Corefile text served when the Corefile has no server block; without it such a Corefile serves nothing. */
+  readonly defaultCorefile?: string;
 }
 
 /** One listening address of the running configuration. */
@@ -237,6 +239,7 @@ export class Server {
         (this.options.onFatal ?? exitFatally)(`plugin/${directive}: ${message}`);
       },
       ...(this.options.env ? { env: this.options.env } : {}),
+      ...(this.options.defaultCorefile !== undefined ? { defaultCorefile: this.options.defaultCorefile } : {}),
     };
   }
 }
@@ -247,7 +250,13 @@ export class Server {
  */
 export async function validateCorefile(
   source: CorefileSource,
-  options: { directives: readonly DirectiveEntry[]; dnsPort?: number; logger?: Logger; env?: Readonly<Record<string, string | undefined>> },
+  options: {
+    directives: readonly DirectiveEntry[];
+    dnsPort?: number;
+    logger?: Logger;
+    env?: Readonly<Record<string, string | undefined>>;
+    defaultCorefile?: string;
+  },
 ): Promise<void> {
   await buildInstance(source, {
     directives: options.directives,
@@ -260,6 +269,7 @@ export async function validateCorefile(
     // Nothing runs while validating, so nothing can fail fatally; log it should a plugin try.
     fatal: (directive, message) => (options.logger ?? createLogger()).forPlugin(directive).fatal(message),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.defaultCorefile !== undefined ? { defaultCorefile: options.defaultCorefile } : {}),
   });
 }
 

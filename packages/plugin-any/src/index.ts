@@ -3,23 +3,10 @@
  * @module
  */
 import { definePlugin } from '@foghorn/core';
-import type { Controller, PluginDefinition } from '@foghorn/core';
-import { Any } from './handler.js';
-
-/** Parses `any`: no arguments, no block (CoreDNS's `plugin/any/setup.go`). */
-export function parseAny(c: Controller): void {
-  while (c.next()) {
-    if (c.nextArg()) throw c.argError();
-    if (c.nextBlock()) throw c.error(`unknown property '${c.val()}'`);
-  }
-}
-
-/** Parses the directive and adds the handler. */
-export function setup(c: Controller): void {
-  parseAny(c);
-  c.addHandler((next) => new Any(next));
-}
+import type { PluginDefinition } from '@foghorn/core';
+import { setup } from './setup.js';
 
 const plugin: PluginDefinition = definePlugin({ name: 'any', setup });
 export default plugin;
-export { Any };
+export { Any } from './handler.js';
+export { parseAny } from './setup.js';

@@ -1,5 +1,5 @@
 /**
- * The cache handler (spec 3.5): answers repeats from stored wire bytes, sends misses down the
+ * The cache handler (CoreDNS's plugin/cache): answers repeats from stored wire bytes, sends misses down the
  * chain through a writer that stores what comes back, and refreshes popular or stale entries in
  * the background, one refresh per entry at a time.
  *

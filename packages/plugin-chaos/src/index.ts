@@ -5,17 +5,12 @@
  * @module
  */
 import { definePlugin } from '@foghorn/core';
-import type { Controller, PluginDefinition } from '@foghorn/core';
-import { Chaos } from './handler.js';
-import { parseChaos } from './setup.js';
+import type { PluginDefinition } from '@foghorn/core';
+import { setup } from './setup.js';
 
-/** Parses the directive and adds the handler. */
-export function setup(c: Controller): void {
-  const options = parseChaos(c);
-  c.addHandler((next) => new Chaos(options, next));
-}
-
-const plugin: PluginDefinition = definePlugin({ name: 'chaos', setup });
+// CH is chaos's class: the listener must let other classes than IN reach it.
+const plugin: PluginDefinition = definePlugin({ name: 'chaos', anyClass: true, setup });
 export default plugin;
-export { Chaos, parseChaos };
+export { Chaos } from './handler.js';
+export { parseChaos } from './setup.js';
 export type { ChaosOptions } from './setup.js';

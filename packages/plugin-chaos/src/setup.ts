@@ -1,6 +1,7 @@
 import { APP_NAME, appVersion } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { owners } from './owners.js';
+import { Chaos } from './handler.js';
 
 /** What `chaos [VERSION] [AUTHORS...]` configures; texts are TXT strings, at most 255 bytes. */
 export interface ChaosOptions {
@@ -31,4 +32,10 @@ export function parseChaos(c: Controller): ChaosOptions {
 /** Go's sort.Strings order (by code point below U+D800, which is all a handle uses), not the locale's. */
 function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Parses the directive and adds the handler. */
+export function setup(c: Controller): void {
+  const options = parseChaos(c);
+  c.addHandler((next) => new Chaos(options, next));
 }

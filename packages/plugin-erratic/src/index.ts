@@ -4,18 +4,11 @@
  * @module
  */
 import { definePlugin } from '@foghorn/core';
-import type { Controller, PluginDefinition } from '@foghorn/core';
-import { Erratic } from './handler.js';
-import { parseErratic } from './setup.js';
-
-/** Parses the directive, adds the handler (it ignores the rest of the chain) and its readiness. */
-export function setup(c: Controller): void {
-  const erratic = new Erratic(parseErratic(c));
-  c.addHandler(() => erratic);
-  c.reportReadiness(() => erratic.ready());
-}
+import type { PluginDefinition } from '@foghorn/core';
+import { setup } from './setup.js';
 
 const plugin: PluginDefinition = definePlugin({ name: 'erratic', setup });
 export default plugin;
-export { Erratic, parseErratic };
+export { Erratic } from './handler.js';
+export { parseErratic } from './setup.js';
 export type { ErraticOptions } from './setup.js';

@@ -1,5 +1,6 @@
 import { errorAt, parseDuration } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
+import { Erratic } from './handler.js';
 
 /** What `erratic { ... }` configures: every Nth query is dropped, delayed, truncated (0: never). */
 export interface ErraticOptions {
@@ -87,4 +88,11 @@ export function parseErratic(c: Controller): ErraticOptions {
   }
   if ((delay > 0 || truncate > 0) && !dropGiven) drop = 0;
   return { drop, delay, truncate, delayMs, large };
+}
+
+/** Parses the directive, adds the handler (it ignores the rest of the chain) and its readiness. */
+export function setup(c: Controller): void {
+  const erratic = new Erratic(parseErratic(c));
+  c.addHandler(() => erratic);
+  c.reportReadiness(() => erratic.ready());
 }

@@ -5,20 +5,11 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Answer as PacketRecord } from 'dns-packet';
+import { CLASS_IN, TYPE_A, TYPE_AAAA, TYPE_PTR, TYPE_SOA, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
 import { ipv6Bytes, parseIpv4 } from './addresses.js';
 
 /** dns-packet's per-record codec, which its type declarations leave out. */
 const recordCodec = (dnsPacket as unknown as { answer: { encode(rr: PacketRecord): Buffer } }).answer;
-
-export const TYPE_A = 1;
-export const TYPE_NS = 2;
-export const TYPE_SOA = 6;
-export const TYPE_PTR = 12;
-export const TYPE_TXT = 16;
-export const TYPE_AAAA = 28;
-export const TYPE_SRV = 33;
-export const TYPE_ANY = 255;
-const CLASS_IN = 1;
 /** Pointer to the question name, which always starts right after the 12-byte header. */
 const QUESTION_POINTER = 0xc00c;
 

@@ -1,5 +1,5 @@
 /**
- * Spec table 3.9, row by row, and what Foghorn adds from KEP-1645 (spec 6): the zone's SOA on
+ * The outcomes of docs/compatibility.md, "Answers", case by case, and what Foghorn adds from KEP-1645: the zone's SOA on
  * every negative answer, the `dns-version` TXT record, PTR for clusterset, cluster and endpoint
  * addresses. Also the reply's shape: question case kept, AA set, OPT echoed, TC when too large.
  */
@@ -27,7 +27,7 @@ const objects = (): KubeObject[] => [
   serviceSlice('vip', 'namespace1', 'cluster1', '100.96.156.103', [http]),
 ];
 
-test('every row of spec table 3.9 gets its rcode (A, AAAA with IPv6 unsupported, SRV)', async (t) => {
+test('every outcome case gets its rcode (A, AAAA with IPv6 unsupported, SRV)', async (t) => {
   await table(t, objects(), [
     { id: 'other type', name: svc1, type: 'MX', rcode: 'NOTIMP', answers: [] },
     { id: 'other type', name: svc1, type: 'NS', rcode: 'NOTIMP' },

@@ -4,4 +4,4 @@ import cache from '@foghorn/plugin-cache';
 import forward from '@foghorn/plugin-forward';
 import loadbalance from '@foghorn/plugin-loadbalance';
 
-checkPluginReadme(new URL('../../README.md', import.meta.url), { name: 'loadbalance', directives: directivesOf(bind, loadbalance, cache, forward), minExamples: 3 });
+checkPluginReadme(new URL('../../README.md', import.meta.url), { name: 'loadbalance', directives: directivesOf(bind, loadbalance, cache, forward), minExamples: 3, metrics: { corefile: '.:0 {\n bind 127.0.0.1\n loadbalance\n forward . 127.0.0.1:9\n}\n' } });
