@@ -16,6 +16,7 @@ export type {
   PluginOrder,
   ReadinessProbe,
   ServerKey,
+  Transferer,
 } from './plugin.js';
 export { Request, MIN_UDP_SIZE, MAX_TCP_SIZE } from './request.js';
 export type { Transport } from './request.js';
@@ -46,3 +47,5 @@ export { counter, gauge, histogram, registerCollector, registerMetric, slimTimeB
 export type { MetricOptions } from './metrics.js';
 export { EDNS_OPTION_EDE, edeOption, replyOpt } from './edns.js';
 export type { ReplyOptOptions } from './edns.js';
+export { parseZoneFile, ZoneFileError, zoneName } from './zonefile.js';
+export type { ZoneFileOptions } from './zonefile.js';

@@ -26,7 +26,13 @@ export const Flags = {
   CD: 0x0010,
 } as const;
 
-/** Where a handler sends its reply. Write at most once per query. */
+/**
+ * Where a handler sends its reply. Write once per query, except over TCP (`req.transport`),
+ * where a handler may write several messages for one query: a zone transfer streams its records
+ * in many envelopes (RFC 5936 §2.2). The TCP writer frames each write on its own, and the
+ * listener counts the query as answered only when `serveDNS` has settled, so a streaming handler
+ * returns a promise that resolves after its last write.
+ */
 export interface ResponseWriter {
   /** Encodes, scrubs and sends `msg`; returns the number of bytes sent. */
   write(msg: Packet): number;
