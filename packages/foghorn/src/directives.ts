@@ -27,7 +27,9 @@ const order: readonly Entry[] = [
   { name: 'log', packageName: '@foghorn/plugin-log', why: 'logs the final reply of everything below, after errors so both agree on the rcode' },
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
+  { name: 'transfer', packageName: '@foghorn/plugin-transfer', why: 'after cache (a transfer is never cached) and before every zone owner, so it takes AXFR/IXFR before file or lighthouse would refuse them' },
   { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
+  { name: 'file', packageName: '@foghorn/plugin-file', why: 'authoritative data from zone files; after transfer, which streams its zones, and before forward, which gets what it does not serve' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
   { name: 'whoami', packageName: '@foghorn/plugin-whoami', why: 'debug answerer; never calls next, so it sits at the end' },
 ];
