@@ -77,10 +77,13 @@ function* entries(text: string, file: string): Generator<Entry> {
   };
   while (i < n) {
     const c = text[i]!;
-    if (atLineStart && depth === 0) {
+    if (atLineStart) {
       atLineStart = false;
-      blankOwner = c === ' ' || c === '\t';
-      entryLine = line;
+      // Only a line that starts an entry decides its owner; continuation lines inside ( ) do not.
+      if (depth === 0 && tokens.length === 0) {
+        blankOwner = c === ' ' || c === '\t';
+        entryLine = line;
+      }
     }
     if (c === '\n') {
       line++;

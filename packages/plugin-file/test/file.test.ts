@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { RecordType } from 'dns-packet';
+import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
+import file from '@foghorn/plugin-file';
+import { sections } from './show.js';
+import { dbAdditional, dbMiekNL, dbMiekNLDelegation } from './zones.js';
+
+/** One query and the reply it must get; sections are compared as sorted `show` lines. */
+interface Case {
+  qname: string;
+  qtype: RecordType;
+  rcode?: string;
+  aa?: boolean;
+  answer?: string[];
+  ns?: string[];
+  extra?: string[];
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'foghorn-file-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+
+function zoneFile(nameOf: string, text: string): string {
+  const path = join(dir, nameOf);
+  writeFileSync(path, text);
+  return path;
+}
+
+const soa = 'miek.nl. 1800 SOA linode.atoom.net. miek.miek.nl. 1282630057 14400 3600 604800 14400';
+const miekAuth = ['miek.nl. 1800 NS ext.ns.whyscream.net.', 'miek.nl. 1800 NS linode.atoom.net.', 'miek.nl. 1800 NS ns-ext.nlnetlabs.nl.', 'miek.nl. 1800 NS omval.tednet.nl.'];
+const aGlue = ['a.miek.nl. 1800 A 139.162.196.78', 'a.miek.nl. 1800 AAAA 2a01:7e00::f03c:91ff:fef1:6735'];
+
+/** CoreDNS's lookup_test.go dnsTestCases. */
+const lookupCases: Case[] = [
+  { qname: 'www.miek.nl.', qtype: 'A', answer: ['a.miek.nl. 1800 A 139.162.196.78', 'www.miek.nl. 1800 CNAME a.miek.nl.'], ns: miekAuth },
+  { qname: 'www.miek.nl.', qtype: 'AAAA', answer: ['a.miek.nl. 1800 AAAA 2a01:7e00::f03c:91ff:fef1:6735', 'www.miek.nl. 1800 CNAME a.miek.nl.'], ns: miekAuth },
+  { qname: 'miek.nl.', qtype: 'SOA', answer: [soa], ns: miekAuth },
+  { qname: 'miek.nl.', qtype: 'AAAA', answer: ['miek.nl. 1800 AAAA 2a01:7e00::f03c:91ff:fef1:6735'], ns: miekAuth },
+  { qname: 'mIeK.NL.', qtype: 'AAAA', answer: ['miek.nl. 1800 AAAA 2a01:7e00::f03c:91ff:fef1:6735'], ns: miekAuth },
+  {
+    qname: 'miek.nl.',
+    qtype: 'MX',
+    answer: ['1 aspmx.l.google.com.', '10 aspmx2.googlemail.com.', '10 aspmx3.googlemail.com.', '5 alt1.aspmx.l.google.com.', '5 alt2.aspmx.l.google.com.'].map((mx) => `miek.nl. 1800 MX ${mx}`),
+    ns: miekAuth,
+  },
+  { qname: 'a.miek.nl.', qtype: 'SRV', ns: [soa] },
+  { qname: 'b.miek.nl.', qtype: 'A', rcode: 'NXDOMAIN', ns: [soa] },
+  { qname: 'srv.miek.nl.', qtype: 'SRV', answer: ['srv.miek.nl. 1800 SRV 10 10 8080 a.miek.nl.'], extra: aGlue, ns: miekAuth },
+  { qname: 'mx.miek.nl.', qtype: 'MX', answer: ['mx.miek.nl. 1800 MX 10 a.miek.nl.'], extra: aGlue, ns: miekAuth },
+  { qname: 'asterisk.x.miek.nl.', qtype: 'CNAME', answer: ['asterisk.x.miek.nl. 1800 CNAME www.miek.nl.'], ns: miekAuth },
+  { qname: 'a.b.x.miek.nl.', qtype: 'CNAME', rcode: 'NXDOMAIN', ns: [soa] },
+  { qname: 'asterisk.y.miek.nl.', qtype: 'A', answer: ['asterisk.y.miek.nl. 1800 A 139.162.196.78'], ns: miekAuth },
+  { qname: 'foo.dname.miek.nl.', qtype: 'CNAME', answer: ['dname.miek.nl. 1800 DNAME x.miek.nl.', 'foo.dname.miek.nl. 1800 CNAME foo.x.miek.nl.'], ns: miekAuth },
+  // CoreDNS asks its upstream for an out-of-zone target (SERVFAIL in its test, without one);
+  // an authoritative server leaves the target to the client's resolver.
+  { qname: 'ext-cname.miek.nl.', qtype: 'A', answer: ['ext-cname.miek.nl. 1800 CNAME example.com.'], ns: miekAuth },
+  { qname: 'txt.miek.nl.', qtype: 'TXT', answer: ['txt.miek.nl. 1800 TXT "v=spf1 a mx ~all"'], ns: miekAuth },
+  { qname: 'caa.miek.nl.', qtype: 'CAA', answer: ['caa.miek.nl. 1800 CAA 0 issue letsencrypt.org'], ns: miekAuth },
+  // TestLookUpNoDataResult: NODATA at a name and at a wildcard.
+  { qname: 'a.miek.nl.', qtype: 'MX', ns: [soa] },
+  { qname: 'wildcard.nodata.miek.nl.', qtype: 'MX', ns: [soa] },
+  // Chasing a wildcard CNAME through another CNAME inside the zone.
+  {
+    qname: 'foo.x.miek.nl.',
+    qtype: 'A',
+    answer: ['foo.x.miek.nl. 1800 CNAME www.miek.nl.', 'www.miek.nl. 1800 CNAME a.miek.nl.', 'a.miek.nl. 1800 A 139.162.196.78'],
+    ns: miekAuth,
+  },
+  { qname: 'miek.nl.', qtype: 'NS', answer: miekAuth },
+];
+
+const delegation = ['delegated.miek.nl. 1800 NS a.delegated.miek.nl.', 'delegated.miek.nl. 1800 NS ns-ext.nlnetlabs.nl.'];
+const delegationGlue = ['a.delegated.miek.nl. 1800 A 139.162.196.78', 'a.delegated.miek.nl. 1800 AAAA 2a01:7e00::f03c:91ff:fef1:6735'];
+
+/** CoreDNS's delegation_test.go delegationTestCases: referrals are not authoritative. */
+const delegationCases: Case[] = [
+  { qname: 'a.delegated.miek.nl.', qtype: 'TXT', aa: false, ns: delegation, extra: delegationGlue },
+  { qname: 'delegated.miek.nl.', qtype: 'NS', aa: false, ns: delegation, extra: delegationGlue },
+  { qname: 'foo.delegated.miek.nl.', qtype: 'A', aa: false, ns: delegation, extra: delegationGlue },
+  { qname: 'foo.delegated.miek.nl.', qtype: 'TXT', aa: false, ns: delegation, extra: delegationGlue },
+  { qname: 'foo.delegated.miek.nl.', qtype: 'SOA', aa: false, ns: delegation, extra: delegationGlue },
+  { qname: 'miek.nl.', qtype: 'SOA', answer: [soa], ns: miekAuth },
+  { qname: 'miek.nl.', qtype: 'AAAA', ns: [soa] },
+];
+
+const exampleNs = ['example.org. 1800 NS ns.example.org.'];
+const exampleSoa = ['example.org. 1800 SOA ns.example.org. admin.example.org. 2024010100 14400 3600 604800 14400'];
+const host = ['host.example.org. 1800 A 192.0.2.10', 'host.example.org. 1800 AAAA 2001:db8::10'];
+const srv = ['srv.example.org. 1800 SRV 10 50 8080 host.example.org.', 'srv.example.org. 1800 SRV 20 50 8080 host.example.org.'];
+
+/** CoreDNS's additionalTestCases (lookup_test.go), plus wildcard rules of RFC 4592. */
+const additionalCases: Case[] = [
+  { qname: 'mx.example.org.', qtype: 'MX', answer: ['mx.example.org. 1800 MX 10 host.example.org.', 'mx.example.org. 1800 MX 20 host.example.org.'], ns: exampleNs, extra: host },
+  { qname: 'srv.example.org.', qtype: 'SRV', answer: srv, ns: exampleNs, extra: host },
+  {
+    qname: 'two.example.org.',
+    qtype: 'MX',
+    answer: ['two.example.org. 1800 MX 10 host.example.org.', 'two.example.org. 1800 MX 20 other.example.org.'],
+    ns: exampleNs,
+    extra: [...host, 'other.example.org. 1800 A 192.0.2.20', 'other.example.org. 1800 AAAA 2001:db8::20'],
+  },
+  { qname: 'cname-srv.example.org.', qtype: 'SRV', answer: ['cname-srv.example.org. 1800 CNAME srv.example.org.', ...srv], ns: exampleNs, extra: host },
+  { qname: 'foo.wild.example.org.', qtype: 'SRV', answer: ['foo.wild.example.org. 1800 CNAME srv.example.org.', ...srv], ns: exampleNs, extra: host },
+  {
+    qname: 'srv.dname.example.org.',
+    qtype: 'SRV',
+    answer: ['dname.example.org. 1800 DNAME dsub.example.org.', 'srv.dname.example.org. 1800 CNAME srv.dsub.example.org.', 'srv.dsub.example.org. 1800 SRV 10 50 8080 host.example.org.'],
+    ns: exampleNs,
+    extra: host,
+  },
+  // An empty non-terminal is NOERROR without answers, not NXDOMAIN.
+  { qname: 'b.ent.example.org.', qtype: 'A', ns: exampleSoa },
+  { qname: 'ent.example.org.', qtype: 'A', ns: exampleSoa },
+  // The wildcard answers names it covers, under their own name...
+  { qname: 'q.w.example.org.', qtype: 'TXT', answer: ['q.w.example.org. 1800 TXT "wild"'], ns: exampleNs },
+  // ...but not below an existing name (y.w is an empty non-terminal: the closest encloser).
+  { qname: 'z.y.w.example.org.', qtype: 'TXT', rcode: 'NXDOMAIN', ns: exampleSoa },
+  { qname: 'x.y.w.example.org.', qtype: 'TXT', answer: ['x.y.w.example.org. 1800 TXT "below"'], ns: exampleNs },
+];
+
+async function serve(t: { after(fn: () => Promise<void>): void }, zone: string, text: string, extra = ''): Promise<number> {
+  const path = zoneFile(`db.${zone}`, text);
+  const server = await startServer(`${zone}:0 {\n file ${path}${extra}\n}\n`, { directives: directivesOf(file) });
+  t.after(() => server.close());
+  return server.port();
+}
+
+async function check(port: number, tc: Case, transport: 'udp' | 'tcp'): Promise<void> {
+  const reply = await query({ port }, tc.qname, tc.qtype, { transport });
+  assert.equal(rcodeOf(reply), tc.rcode ?? 'NOERROR');
+  assert.equal(reply.flag_aa, tc.aa ?? true, 'AA bit');
+  assert.deepEqual(sections(reply), { answer: [...(tc.answer ?? [])].sort(), ns: [...(tc.ns ?? [])].sort(), extra: [...(tc.extra ?? [])].sort() });
+}
+
+for (const [title, zone, text, cases] of [
+  ['lookup_test.go', 'miek.nl', dbMiekNL, lookupCases],
+  ['delegation_test.go', 'miek.nl', dbMiekNLDelegation, delegationCases],
+  ['additional processing and wildcards', 'example.org', dbAdditional, additionalCases],
+] as const) {
+  test(`file answers CoreDNS's ${title} cases over UDP and TCP`, async (t) => {
+    const port = await serve(t, zone, text);
+    for (const transport of ['udp', 'tcp'] as const) {
+      for (const tc of cases) await t.test(`${transport} ${tc.qname} ${tc.qtype}`, () => check(port, tc, transport));
+    }
+  });
+}
+
+test('file refuses a zone transfer that no transfer plugin took', async (t) => {
+  const port = await serve(t, 'miek.nl', dbMiekNL, ' miek.nl');
+  const axfr = await query({ port }, 'miek.nl.', 'AXFR', { transport: 'tcp' });
+  assert.equal(rcodeOf(axfr), 'REFUSED');
+});
+
+test('file falls through to the next plugin for names it has not, with fallthrough', async (t) => {
+  const path = zoneFile('db.fall', dbMiekNL);
+  const { testPlugin } = await import('@foghorn/testkit');
+  const next = testPlugin('whoami', () => ({ name: 'whoami', serveDNS: () => 5 }));
+  const server = await startServer(`miek.nl:0 {\n file ${path} {\n  fallthrough\n }\n whoami\n}\n`, { directives: directivesOf(file, next) });
+  t.after(() => server.close());
+  assert.equal(rcodeOf(await query({ port: server.port() }, 'doesnotexist.miek.nl.', 'A')), 'REFUSED');
+  assert.equal(rcodeOf(await query({ port: server.port() }, 'a.miek.nl.', 'A')), 'NOERROR');
+  // NODATA is an answer, not a miss: no fallthrough (CoreDNS lookup_test.go TestLookupFallthrough).
+  assert.equal(rcodeOf(await query({ port: server.port() }, 'a.miek.nl.', 'MX')), 'NOERROR');
+});
+
+test('file reloads a zone when its SOA serial changes, and only then', async (t) => {
+  const path = zoneFile('db.reload', '$ORIGIN example.org.\n@ 3600 IN SOA ns1 admin 1 7200 3600 1209600 3600\n@ 3600 IN NS ns1\nwww 60 IN A 192.0.2.1\n');
+  const server = await startServer(`example.org:0 {\n file ${path} {\n  reload 50ms\n }\n}\n`, { directives: directivesOf(file) });
+  t.after(() => server.close());
+  const answer = async (): Promise<string> => {
+    const reply = await query({ port: server.port() }, 'www.example.org.', 'A');
+    return (reply.answers?.[0] as { data: string } | undefined)?.data ?? '';
+  };
+  assert.equal(await answer(), '192.0.2.1');
+  // Same serial, new data: not reloaded (CoreDNS compares serials, not contents).
+  writeFileSync(path, '$ORIGIN example.org.\n@ 3600 IN SOA ns1 admin 1 7200 3600 1209600 3600\n@ 3600 IN NS ns1\nwww 60 IN A 192.0.2.9\n');
+  // A broken file is logged and the served zone stays.
+  writeFileSync(path, '$ORIGIN example.org.\n@ 3600 IN SOA ns1 admin 3 7200 3600 1209600 3600\nwww 60 IN A 192.0.2.300\n');
+  await waitFor(() => server.lines.some((line) => line.includes('Parsing zone "example.org."') && line.includes(':3: A bad address')));
+  assert.equal(await answer(), '192.0.2.1');
+  writeFileSync(path, '$ORIGIN example.org.\n@ 3600 IN SOA ns1 admin 2 7200 3600 1209600 3600\n@ 3600 IN NS ns1\nwww 60 IN A 192.0.2.2\n');
+  await waitFor(() => server.lines.some((line) => line.includes('Successfully reloaded zone "example.org."') && line.includes('with 2 SOA serial')));
+  assert.equal(await answer(), '192.0.2.2');
+});
+
+/** Waits for `condition`, checking whenever the event loop is free; fails after 5 s. */
+export async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

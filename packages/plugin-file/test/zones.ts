@@ -1,0 +1,103 @@
+/** Zone texts from CoreDNS's plugin/file tests (lookup_test.go, delegation_test.go, additional cases). */
+export const dbMiekNL = `
+$TTL    30M
+$ORIGIN miek.nl.
+@       IN      SOA     linode.atoom.net. miek.miek.nl. (
+                             1282630057 ; Serial
+                             4H         ; Refresh
+                             1H         ; Retry
+                             7D         ; Expire
+                             4H )       ; Negative Cache TTL
+                IN      NS      linode.atoom.net.
+                IN      NS      ns-ext.nlnetlabs.nl.
+                IN      NS      omval.tednet.nl.
+                IN      NS      ext.ns.whyscream.net.
+
+                IN      MX      1  aspmx.l.google.com.
+                IN      MX      5  alt1.aspmx.l.google.com.
+                IN      MX      5  alt2.aspmx.l.google.com.
+                IN      MX      10 aspmx2.googlemail.com.
+                IN      MX      10 aspmx3.googlemail.com.
+
+\t\tIN      A       139.162.196.78
+\t\tIN      AAAA    2a01:7e00::f03c:91ff:fef1:6735
+
+a               IN      A       139.162.196.78
+                IN      AAAA    2a01:7e00::f03c:91ff:fef1:6735
+www             IN      CNAME   a
+archive         IN      CNAME   a
+*.x             IN      CNAME   www
+b.x             IN      CNAME   a
+*.y             IN      A       139.162.196.78
+dname           IN      DNAME   x
+
+srv\t\tIN\tSRV     10 10 8080 a.miek.nl.
+mx\t\tIN\tMX      10 a.miek.nl.
+
+txt     IN\tTXT     "v=spf1 a mx ~all"
+caa     IN  CAA    0 issue letsencrypt.org
+*.nodata    IN   A      139.162.196.79
+ext-cname   IN   CNAME  example.com.
+`;
+
+export const dbMiekNLDelegation = `
+$TTL    30M
+$ORIGIN miek.nl.
+@       IN      SOA     linode.atoom.net. miek.miek.nl. (
+                             1282630057 ; Serial
+                             4H         ; Refresh
+                             1H         ; Retry
+                             7D         ; Expire
+                             4H )       ; Negative Cache TTL
+                IN      NS      linode.atoom.net.
+                IN      NS      ns-ext.nlnetlabs.nl.
+                IN      NS      omval.tednet.nl.
+                IN      NS      ext.ns.whyscream.net.
+
+                IN      MX      1  aspmx.l.google.com.
+                IN      MX      5  alt1.aspmx.l.google.com.
+
+delegated\tIN\tNS      a.delegated
+\t\tIN\tNS      ns-ext.nlnetlabs.nl.
+
+a.delegated     IN      TXT     "obscured"
+                IN      A       139.162.196.78
+                IN      AAAA    2a01:7e00::f03c:91ff:fef1:6735
+
+a               IN      A       139.162.196.78
+                IN      AAAA    2a01:7e00::f03c:91ff:fef1:6735
+www             IN      CNAME   a
+archive         IN      CNAME   a
+`;
+
+export const dbAdditional = `
+$TTL 30M
+$ORIGIN example.org.
+@\tIN SOA\tns.example.org. admin.example.org. (
+\t\t\t2024010100 ; serial
+\t\t\t14400      ; refresh (4 hours)
+\t\t\t3600       ; retry (1 hour)
+\t\t\t604800     ; expire (1 week)
+\t\t\t14400      ; minimum (4 hours)
+\t\t\t)
+\tIN NS\tns.example.org.
+ns\t\tIN A\t192.0.2.1
+host\t\tIN A\t192.0.2.10
+\t\tIN AAAA\t2001:db8::10
+other\t\tIN A\t192.0.2.20
+\t\tIN AAAA\t2001:db8::20
+mx\t\tIN MX\t10 host.example.org.
+\t\tIN MX\t20 host.example.org.
+srv\t\tIN SRV\t10 50 8080 host.example.org.
+\t\tIN SRV\t20 50 8080 host.example.org.
+two\t\tIN MX\t10 host.example.org.
+\t\tIN MX\t20 other.example.org.
+cname-srv\tIN CNAME\tsrv.example.org.
+*.wild\t\tIN CNAME\tsrv.example.org.
+dname\t\tIN DNAME\tdsub.example.org.
+srv.dsub\tIN SRV\t10 50 8080 host.example.org.
+; an empty non-terminal (ent) above a name, and a wildcard below one (RFC 4592 §2.2.2)
+a.b.ent\t\tIN A\t192.0.2.30
+*.w\t\tIN TXT\t"wild"
+x.y.w\t\tIN TXT\t"below"
+`;
