@@ -3,7 +3,7 @@
  * `plugin/transfer/setup.go`.
  */
 import { isIP } from 'node:net';
-import { normalizeZone, reverseZones } from '@foghorn/core';
+import { errorAt, normalizeZone, reverseZones } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 
 /** One `transfer` directive: the zones it answers for and who may transfer them. */
@@ -63,9 +63,9 @@ export function parseTransfer(c: Controller): TransferOptions {
       const property = c.val();
       switch (property) {
         case 'to': {
-          const hosts = c.remainingArgs();
+          const hosts = c.remainingArgTokens();
           if (hosts.length === 0) throw c.argError();
-          for (const host of hosts) {
+          for (const { text: host, ...token } of hosts) {
             if (host === '*') {
               to.push(host);
               continue;
@@ -73,7 +73,7 @@ export function parseTransfer(c: Controller): TransferOptions {
             try {
               to.push(hostPort(host));
             } catch (error) {
-              throw c.error((error as Error).message);
+              throw errorAt({ text: host, ...token }, (error as Error).message);
             }
           }
           break;
