@@ -65,7 +65,8 @@ export function parseTransfer(c: Controller): TransferOptions {
         case 'to': {
           const hosts = c.remainingArgTokens();
           if (hosts.length === 0) throw c.argError();
-          for (const { text: host, ...token } of hosts) {
+          for (const token of hosts) {
+            const host = token.text;
             if (host === '*') {
               to.push(host);
               continue;
@@ -73,7 +74,7 @@ export function parseTransfer(c: Controller): TransferOptions {
             try {
               to.push(hostPort(host));
             } catch (error) {
-              throw errorAt({ text: host, ...token }, (error as Error).message);
+              throw errorAt(token, (error as Error).message);
             }
           }
           break;
