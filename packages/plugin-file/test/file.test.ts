@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RecordType } from 'dns-packet';
-import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
+import { directivesOf, query, rcodeOf, startServer, waitFor } from '@foghorn/testkit';
 import file from '@foghorn/plugin-file';
 import { sections } from './show.js';
 import { dbAdditional, dbMiekNL, dbMiekNLDelegation } from './zones.js';
@@ -185,12 +185,3 @@ test('file reloads a zone when its SOA serial changes, and only then', async (t)
   await waitFor(() => server.lines.some((line) => line.includes('Successfully reloaded zone "example.org."') && line.includes('with 2 SOA serial')));
   assert.equal(await answer(), '192.0.2.2');
 });
-
-/** Waits for `condition`, checking whenever the event loop is free; fails after 5 s. */
-export async function waitFor(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5s');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

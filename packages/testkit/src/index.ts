@@ -227,3 +227,4 @@ export { freeTcpPort, holdTcpPort, httpGet } from './http.js';
 export type { HeldPort, HttpGetOptions, HttpReply } from './http.js';
 export { checkPluginReadme } from './readme.js';
 export type { ReadmeCheck } from './readme.js';
+export { waitFor } from './wait.js';
