@@ -7,7 +7,8 @@
  *
  * Every error names `file:line`. Names are returned lower-case with a trailing dot, in the
  * presentation form the listener gives query names (`wire.ts` `labelText`), so lookups compare
- * strings. No npm parser fitted (none reports lines or handles `$INCLUDE`; see plugin-file's README).
+ * strings; `\X` and `\DDD` in names are accepted for characters that need no escape on output
+ * (`a\065b` is `aab`), others are refused. No npm parser fitted (none reports lines or handles `$INCLUDE`; see plugin-file's README).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -202,7 +203,9 @@ export function zoneName(token: string, origin: string): string | undefined {
     pushChar(current, c);
   }
   if (current.length > 0) labels.push(labelText(Buffer.from(current)));
-  for (const label of labels) if (label.length > 63 * 4) return undefined;
+  // A label needing an escape (a dot, a backslash, a space or a non-ASCII byte) is refused: the
+  // message encoder (dns-packet) writes names as plain text and would put the escape on the wire.
+  for (const label of labels) if (label.includes('\\') || label.length > 63) return undefined;
   const name = labels.join('.') + '.';
   if (absolute) return name;
   return origin === '.' ? name : name + origin;

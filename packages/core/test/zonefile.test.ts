@@ -77,9 +77,10 @@ test('TXT strings keep quotes, semicolons and escapes; \\DDD is a byte', () => {
   ]);
 });
 
-test('names with \\DDD escapes are read as the listener writes query names', () => {
-  const rrs = parse('a\\065b A 192.0.2.1\nsp\\032ace A 192.0.2.2\n');
-  assert.deepEqual(rrs.map((rr) => rr.name), ['aab.example.org', 'sp\\032ace.example.org']);
+test('names may escape characters that need no escape on the wire', () => {
+  const rrs = parse('a\\065b A 192.0.2.1\nx CNAME \\099dn.example.net.\n');
+  assert.deepEqual(rrs.map((rr) => rr.name), ['aab.example.org', 'x.example.org']);
+  assert.equal((rrs[1] as { data: string }).data, 'cdn.example.net');
 });
 
 test('RFC 3597 generic rdata for types without a codec', () => {
@@ -104,6 +105,8 @@ const errors: [string, string, Record<string, string>?][] = [
   ['$GENERATE 1-10 host$ A 10.0.0.$\n', '/zones/db.example.org:1: unsupported directive "$GENERATE"'],
   ['r RRSIG A 8 2 3600 20240101000000 20231201000000 1 example.org. abc=\n', '/zones/db.example.org:1: RRSIG is not supported in presentation form: write it as \\# LENGTH HEX (RFC 3597)'],
   ['a..b A 192.0.2.1\n', '/zones/db.example.org:1: bad owner name: "a..b"'],
+  ['a\\.b A 192.0.2.1\n', '/zones/db.example.org:1: bad owner name: "a\\.b"'],
+  ['x CNAME sp\\032ace\n', '/zones/db.example.org:1: CNAME bad domain name: "sp\\032ace"'],
   ['$INCLUDE missing\n', '/zones/db.example.org:1: failed to open `missing\': open /zones/missing: no such file or directory'],
   ['ok A 192.0.2.1\n$INCLUDE inc\n', '/zones/inc:2: A bad address: "300.1.1.1"', { '/zones/inc': 'fine A 192.0.2.2\nbad A 300.1.1.1\n' }],
 ];

@@ -15,6 +15,8 @@ export interface ZoneEntry {
   data: ZoneData | null;
   /** Modification time of the file when it was last read, for `reload_by_mtime`. */
   mtimeMs: number;
+  /** A reload is reading the file: the next tick skips rather than overlaps it. */
+  reloading: boolean;
 }
 
 export class FileZones implements Transferer {
@@ -29,7 +31,7 @@ export class FileZones implements Transferer {
     zones: readonly ZoneConfig[],
     private readonly log: Logger,
   ) {
-    for (const config of zones) this.entries.set(config.origin, { config, data: config.data, mtimeMs: 0 });
+    for (const config of zones) this.entries.set(config.origin, { config, data: config.data, mtimeMs: 0, reloading: false });
     this.names = [...this.entries.keys()];
   }
 
@@ -62,6 +64,16 @@ export class FileZones implements Transferer {
    * served (or, with `reload_by_mtime`, when the file is newer). Errors keep the old data.
    */
   async reload(entry: ZoneEntry): Promise<boolean> {
+    if (entry.reloading) return false;
+    entry.reloading = true;
+    try {
+      return await this.read(entry);
+    } finally {
+      entry.reloading = false;
+    }
+  }
+
+  private async read(entry: ZoneEntry): Promise<boolean> {
     const { origin, file } = entry.config;
     let mtimeMs = 0;
     if (entry.config.reloadByMtime) {
@@ -93,11 +105,6 @@ export class FileZones implements Transferer {
     this.log.info(`Successfully reloaded zone "${origin}" in "${file}" with ${data.serial} SOA serial`);
     this.changed(origin);
     return true;
-  }
-
-  /** Reloads every zone now; for tests and callers that know the files changed. */
-  async reloadAll(): Promise<void> {
-    for (const entry of this.entries.values()) await this.reload(entry);
   }
 
   transfer(zone: string, serial: number): Iterable<readonly Answer[]> | null {
