@@ -50,6 +50,8 @@ async function notifyOne(to: string, zone: string, source: string | undefined): 
 function exchange(host: string, port: number, wire: Buffer, source: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
+    // A secondary that never answers must not keep a stopping process alive for its retries.
+    socket.unref();
     const id = wire.readUInt16BE(0);
     const finish = (error: Error | undefined, rcode = 0): void => {
       clearTimeout(timer);
