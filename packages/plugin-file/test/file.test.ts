@@ -84,6 +84,14 @@ const delegationCases: Case[] = [
   { qname: 'foo.delegated.miek.nl.', qtype: 'SOA', aa: false, ns: delegation, extra: delegationGlue },
   { qname: 'miek.nl.', qtype: 'SOA', answer: [soa], ns: miekAuth },
   { qname: 'miek.nl.', qtype: 'AAAA', ns: [soa] },
+  // ds_test.go: DS below a cut is the child's (referral), DS at the apex is NODATA.
+  { qname: 'a.delegated.miek.nl.', qtype: 'DS', aa: false, ns: delegation, extra: delegationGlue },
+  { qname: '_udp.delegated.miek.nl.', qtype: 'DS', aa: false, ns: delegation, extra: delegationGlue },
+  { qname: '_udp.miek.nl.', qtype: 'DS', rcode: 'NXDOMAIN', ns: [soa] },
+  { qname: 'miek.nl.', qtype: 'DS', ns: [soa] },
+  // DS at the cut itself is answered by the parent, from the zone, as stored.
+  { qname: 'secure.miek.nl.', qtype: 'DS', answer: ['secure.miek.nl. 1800 DS {"keyTag":60485,"algorithm":5,"digestType":1,"digest":"2bb183af5f22588179a53b0a98631fad1a292118"}'], ns: miekAuth },
+  { qname: 'www.secure.miek.nl.', qtype: 'A', aa: false, ns: ['secure.miek.nl. 1800 NS ns.secure.example.net.'] },
 ];
 
 const exampleNs = ['example.org. 1800 NS ns.example.org.'];

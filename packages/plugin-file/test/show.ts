@@ -33,6 +33,9 @@ export function show(rr: Answer): string {
     case 'CAA':
       data = `${String(d.flags)} ${String(d.tag)} ${String(d.value)}`;
       break;
+    case 'DS':
+      data = JSON.stringify({ keyTag: d.keyTag, algorithm: d.algorithm, digestType: d.digestType, digest: (d.digest as Buffer).toString('hex') });
+      break;
     default:
       data = typeof r.data === 'string' ? r.data : JSON.stringify(r.data);
   }

@@ -68,6 +68,10 @@ a               IN      A       139.162.196.78
                 IN      AAAA    2a01:7e00::f03c:91ff:fef1:6735
 www             IN      CNAME   a
 archive         IN      CNAME   a
+
+; a signed delegation: its DS is the parent's to answer (RFC 4035 §3.1.4.1)
+secure          IN      NS      ns.secure.example.net.
+                IN      DS      60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118
 `;
 
 export const dbAdditional = `
