@@ -7,7 +7,7 @@ import type { RecordType } from 'dns-packet';
 import { directivesOf, query, rcodeOf, startServer, waitFor } from '@foghorn/testkit';
 import file from '@foghorn/plugin-file';
 import { sections } from './show.js';
-import { dbAdditional, dbMiekNL, dbMiekNLDelegation } from './zones.js';
+import { dbAdditional, dbMiekNL, dbMiekNLDelegation, doubleWildcard, emptyNonTerminalWildcard, exampleOrg } from './zones.js';
 
 /** One query and the reply it must get; sections are compared as sorted `show` lines. */
 interface Case {
@@ -129,8 +129,46 @@ const additionalCases: Case[] = [
   { qname: 'x.y.w.example.org.', qtype: 'TXT', answer: ['x.y.w.example.org. 1800 TXT "below"'], ns: exampleNs },
 ];
 
+const exampleAuth = ['example.org. 3600 NS a.iana-servers.net.', 'example.org. 3600 NS b.iana-servers.net.'];
+const bNs = ['example.org. 3600 NS b.iana-servers.net.'];
+
+/** wildcard_test.go: TestLookupDoubleWildcard. */
+const wildcardCases: Case[] = [
+  { qname: 'wild.w.example.org.', qtype: 'TXT', answer: ['wild.w.example.org. 3600 TXT "Wildcard"'], ns: exampleAuth },
+  { qname: 'wild.c.example.org.', qtype: 'TXT', answer: ['wild.c.example.org. 3600 TXT "c Wildcard"'], ns: exampleAuth },
+  { qname: 'wild.d.example.org.', qtype: 'TXT', answer: ['alias.example.org. 3600 TXT "Wildcard CNAME expansion"', 'wild.d.example.org. 3600 CNAME alias.example.org.'], ns: exampleAuth },
+  { qname: 'alias.example.org.', qtype: 'TXT', answer: ['alias.example.org. 3600 TXT "Wildcard CNAME expansion"'], ns: exampleAuth },
+  // b.c.w is an empty non-terminal: the *.w wildcard does not reach below it (RFC 4592 §2.2.2).
+  { qname: 'x.b.c.w.example.org.', qtype: 'TXT', rcode: 'NXDOMAIN', ns: ['example.org. 3600 SOA sns.dns.icann.org. noc.dns.icann.org. 2015082541 7200 3600 1209600 3600'] },
+];
+
+const doubleSoa = ['example.org. 3600 SOA sns.dns.icann.org. noc.dns.icann.org. 2015082541 7200 3600 1209600 3600'];
+/** wildcard_test.go: TestLookupApexWildcard, TestLookupMultiWildcard, closer empty non-terminal. */
+const apexWildcardCases: Case[] = [
+  { qname: 'foo.example.org.', qtype: 'A', answer: ['foo.example.org. 3600 A 127.0.0.54'], ns: bNs },
+  { qname: 'bar.example.org.', qtype: 'A', answer: ['bar.example.org. 3600 A 127.0.0.53'], ns: bNs },
+  { qname: 'bar.intern.example.org.', qtype: 'A', answer: ['bar.intern.example.org. 3600 A 127.0.1.52'], ns: bNs },
+  { qname: 'nonexistent.deeper.example.org.', qtype: 'A', rcode: 'NXDOMAIN', ns: doubleSoa },
+  { qname: 'nonexistent.example.org.', qtype: 'A', answer: ['nonexistent.example.org. 3600 A 127.0.0.53'], ns: bNs },
+];
+
+const entSoa = ['example.org. 3600 SOA ns.example.org. hostmaster.example.org. 1 7200 3600 1209600 3600'];
+/** wildcard_test.go: TestLookupEmptyNonTerminalWildcard. */
+const entWildcardCases: Case[] = [
+  { qname: 'something.e.example.org.', qtype: 'A', ns: entSoa },
+  { qname: 'something.e.example.org.', qtype: 'AAAA', ns: entSoa },
+  { qname: 'something.somewhere.e.example.org.', qtype: 'A', ns: entSoa },
+  { qname: 'f.*.e.example.org.', qtype: 'A', answer: ['f.*.e.example.org. 3600 A 192.0.2.1'], ns: ['example.org. 3600 NS ns.example.org.'] },
+  { qname: 'missing.*.e.example.org.', qtype: 'A', rcode: 'NXDOMAIN', ns: entSoa },
+  { qname: 'missing.deep.e.example.org.', qtype: 'A', rcode: 'NXDOMAIN', ns: entSoa },
+  { qname: 'something.ordinary.example.org.', qtype: 'A', answer: ['something.ordinary.example.org. 3600 A 192.0.2.4'], ns: ['example.org. 3600 NS ns.example.org.'] },
+];
+
+/** Each server reads its own file. */
+let served = 0;
+
 async function serve(t: { after(fn: () => Promise<void>): void }, zone: string, text: string, extra = ''): Promise<number> {
-  const path = zoneFile(`db.${zone}`, text);
+  const path = zoneFile(`db.${zone}.${++served}`, text);
   const server = await startServer(`${zone}:0 {\n file ${path}${extra}\n}\n`, { directives: directivesOf(file) });
   t.after(() => server.close());
   return server.port();
@@ -147,6 +185,9 @@ for (const [title, zone, text, cases] of [
   ['lookup_test.go', 'miek.nl', dbMiekNL, lookupCases],
   ['delegation_test.go', 'miek.nl', dbMiekNLDelegation, delegationCases],
   ['additional processing and wildcards', 'example.org', dbAdditional, additionalCases],
+  ['wildcard_test.go double wildcard', 'example.org', exampleOrg, wildcardCases],
+  ['wildcard_test.go apex and multi wildcard', 'example.org', doubleWildcard, apexWildcardCases],
+  ['wildcard_test.go empty non-terminal wildcard', 'example.org', emptyNonTerminalWildcard, entWildcardCases],
 ] as const) {
   test(`file answers CoreDNS's ${title} cases over UDP and TCP`, async (t) => {
     const port = await serve(t, zone, text);

@@ -105,3 +105,38 @@ a.b.ent\t\tIN A\t192.0.2.30
 *.w\t\tIN TXT\t"wild"
 x.y.w\t\tIN TXT\t"below"
 `;
+
+/** wildcard_test.go's zones. */
+export const exampleOrg = `; example.org test file
+$TTL 3600
+example.org.\t\tIN\tSOA\tsns.dns.icann.org. noc.dns.icann.org. 2015082541 7200 3600 1209600 3600
+example.org.\t\tIN\tNS\tb.iana-servers.net.
+example.org.\t\tIN\tNS\ta.iana-servers.net.
+example.org.\t\tIN\tA\t127.0.0.1
+example.org.\t\tIN\tA\t127.0.0.2
+*.w.example.org.        IN      TXT     "Wildcard"
+a.b.c.w.example.org.    IN      TXT     "Not a wildcard"
+*.c.example.org.        IN      TXT     "c Wildcard"
+*.d.example.org.        IN      CNAME   alias.example.org.
+alias.example.org.      IN      TXT     "Wildcard CNAME expansion"
+`;
+
+export const doubleWildcard = `; example.org test file with wildcard at apex
+$TTL 3600
+example.org.\t\tIN\tSOA\tsns.dns.icann.org. noc.dns.icann.org. 2015082541 7200 3600 1209600 3600
+example.org.\t\tIN\tNS\tb.iana-servers.net.
+*.example.org.          IN      A       127.0.0.53
+*.intern.example.org.   IN      A       127.0.1.52
+foo.example.org.        IN      A       127.0.0.54
+real.deeper.example.org. IN     A       127.0.0.54
+`;
+
+export const emptyNonTerminalWildcard = `; example.org test file with an empty non-terminal wildcard
+$TTL 3600
+example.org.             IN     SOA     ns.example.org. hostmaster.example.org. 1 7200 3600 1209600 3600
+example.org.             IN     NS      ns.example.org.
+f.*.e.example.org.       IN     A       192.0.2.1
+t.e.example.org.         IN     A       192.0.2.2
+real.deep.e.example.org. IN     A       192.0.2.3
+*.ordinary.example.org.  IN     A       192.0.2.4
+`;
