@@ -246,7 +246,7 @@ function typeOf(text: string): string | undefined {
 }
 
 /** Types whose rdata this parser reads from presentation form; others need `\#` (RFC 3597). */
-const supportedTypes = new Set(['A', 'AAAA', 'NS', 'CNAME', 'DNAME', 'PTR', 'MX', 'SOA', 'TXT', 'SRV', 'CAA', 'DS', 'DNSKEY', 'HINFO', 'SSHFP', 'TLSA']);
+const supportedTypes = new Set(['A', 'AAAA', 'NS', 'CNAME', 'DNAME', 'PTR', 'MX', 'SOA', 'TXT', 'SRV', 'CAA', 'DS', 'DNSKEY', 'RRSIG', 'NSEC', 'HINFO', 'SSHFP', 'TLSA']);
 
 /**
  * Parses a zone file's text. Returns the records in file order (`$INCLUDE`d records where the
@@ -451,6 +451,33 @@ function readRdata(type: string, rdata: Token[], origin: string, fail: Fail): un
       if (!/^[A-Za-z0-9+/]+=*$/.test(key)) fail('bad base64 key', rdata[3]);
       return { flags: uint(rdata[0]!, 0xffff, 'flags'), algorithm: uint(rdata[2]!, 255, 'algorithm'), key: Buffer.from(key, 'base64') };
     }
+    case 'RRSIG': {
+      if (rdata.length < 9) fail(`needs 9 rdata fields, got ${rdata.length}`, rdata[rdata.length - 1]);
+      const covered = typeOf(rdata[0]!.text);
+      if (covered === undefined) fail(`unknown type covered "${rdata[0]!.text}"`, rdata[0]);
+      const signature = rdata.slice(8).map((t) => t.text).join('');
+      if (!/^[A-Za-z0-9+/]+=*$/.test(signature)) fail('bad base64 signature', rdata[8]);
+      return {
+        typeCovered: covered,
+        algorithm: uint(rdata[1]!, 255, 'algorithm'),
+        labels: uint(rdata[2]!, 255, 'labels'),
+        originalTTL: uint(rdata[3]!, MAX_UINT32, 'original TTL'),
+        expiration: signatureTime(rdata[4]!, fail),
+        inception: signatureTime(rdata[5]!, fail),
+        keyTag: uint(rdata[6]!, 0xffff, 'key tag'),
+        signersName: name(rdata[7]!),
+        signature: Buffer.from(signature, 'base64'),
+      };
+    }
+    case 'NSEC': {
+      if (rdata.length < 1) fail('needs a next domain name');
+      const rrtypes = rdata.slice(1).map((token) => {
+        const covered = typeOf(token.text);
+        if (covered === undefined) fail(`unknown type "${token.text}" in the type bitmap`, token);
+        return covered!;
+      });
+      return { nextDomain: name(rdata[0]!), rrtypes };
+    }
     case 'HINFO':
       want(2);
       return { cpu: rdata[0]!.bytes.toString('latin1'), os: rdata[1]!.bytes.toString('latin1') };
@@ -467,6 +494,19 @@ function readRdata(type: string, rdata: Token[], origin: string, fail: Fail): un
       };
   }
   return fail('is not supported');
+}
+
+/** RFC 4034 §3.2: `YYYYMMDDHHmmSS` in UTC, or seconds since the epoch. */
+function signatureTime(token: Token, fail: Fail): number {
+  const text = token.text;
+  const stamp = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text);
+  if (stamp) {
+    const [, y, mo, d, h, mi, se] = stamp.map(Number) as number[];
+    // Serial number arithmetic (RFC 1982): the time modulo 2^32.
+    return (Date.UTC(y!, mo! - 1, d!, h!, mi!, se!) / 1000) % 2 ** 32;
+  }
+  if (/^\d+$/.test(text) && Number(text) <= MAX_UINT32) return Number(text);
+  return fail(`bad signature time: "${text}"`, token);
 }
 
 /** RFC 3597 §5: `\# LENGTH HEX...`; kept as raw bytes, for types dns-packet has no codec for. */

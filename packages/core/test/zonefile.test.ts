@@ -60,6 +60,26 @@ key DNSKEY 257 3 8 AwEAAa gAQAB==
   ]);
 });
 
+test('a signed zone: RRSIG and NSEC records are read as stored', () => {
+  const [sig, nsec] = parse(`@ 1800 RRSIG SOA 8 2 1800 (
+      20170112031301 20161213031301 53289 example.org.
+      GZ30uFuG ATKz= )
+@ 14400 NSEC deb.example.org. A NS SOA RRSIG NSEC DNSKEY
+`);
+  assert.deepEqual((sig as { data: unknown }).data, {
+    typeCovered: 'SOA',
+    algorithm: 8,
+    labels: 2,
+    originalTTL: 1800,
+    expiration: Date.UTC(2017, 0, 12, 3, 13, 1) / 1000,
+    inception: Date.UTC(2016, 11, 13, 3, 13, 1) / 1000,
+    keyTag: 53289,
+    signersName: 'example.org',
+    signature: Buffer.from('GZ30uFuGATKz=', 'base64'),
+  });
+  assert.deepEqual((nsec as { data: unknown }).data, { nextDomain: 'deb.example.org', rrtypes: ['A', 'NS', 'SOA', 'RRSIG', 'NSEC', 'DNSKEY'] });
+});
+
 test('without $TTL a record takes the last explicit TTL, and 3600 before any (miekg/dns)', () => {
   assert.deepEqual(
     parse('a A 192.0.2.1\nb 20 A 192.0.2.2\nc A 192.0.2.3\n').map((rr) => (rr as { ttl: number }).ttl),
@@ -103,7 +123,8 @@ const errors: [string, string, Record<string, string>?][] = [
   ['t TXT "open\n\n', '/zones/db.example.org:3: unterminated quoted string'],
   ['m MX 10\n', '/zones/db.example.org:1: MX needs 2 rdata fields, got 1'],
   ['$GENERATE 1-10 host$ A 10.0.0.$\n', '/zones/db.example.org:1: unsupported directive "$GENERATE"'],
-  ['r RRSIG A 8 2 3600 20240101000000 20231201000000 1 example.org. abc=\n', '/zones/db.example.org:1: RRSIG is not supported in presentation form: write it as \\# LENGTH HEX (RFC 3597)'],
+  ['n NSEC3 1 0 10 AABB 2T7B4G4VSA5SMI47K61MV5BV1A22BOJR A RRSIG\n', '/zones/db.example.org:1: NSEC3 is not supported in presentation form: write it as \\# LENGTH HEX (RFC 3597)'],
+  ['r RRSIG A 8 2 3600 2024-01-01 20231201000000 1 example.org. abc=\n', '/zones/db.example.org:1: RRSIG bad signature time: "2024-01-01"'],
   ['a..b A 192.0.2.1\n', '/zones/db.example.org:1: bad owner name: "a..b"'],
   ['a\\.b A 192.0.2.1\n', '/zones/db.example.org:1: bad owner name: "a\\.b"'],
   ['x CNAME sp\\032ace\n', '/zones/db.example.org:1: CNAME bad domain name: "sp\\032ace"'],
