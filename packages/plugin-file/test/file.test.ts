@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -233,4 +233,29 @@ test('file reloads a zone when its SOA serial changes, and only then', async (t)
   writeFileSync(path, '$ORIGIN example.org.\n@ 3600 IN SOA ns1 admin 2 7200 3600 1209600 3600\n@ 3600 IN NS ns1\nwww 60 IN A 192.0.2.2\n');
   await waitFor(() => server.lines.some((line) => line.includes('Successfully reloaded zone "example.org."') && line.includes('with 2 SOA serial')));
   assert.equal(await answer(), '192.0.2.2');
+});
+
+test('reload_by_mtime reloads a newer file even with the same serial, and a file missing at start is served once it appears', async (t) => {
+  const path = join(dir, 'db.mtime');
+  const missing = join(dir, 'db.later');
+  writeFileSync(path, '$ORIGIN example.org.\n@ 3600 IN SOA ns1 admin 1 7200 3600 1209600 3600\nwww 60 IN A 192.0.2.1\n');
+  const corefile = `example.org:0 {\n file ${path} {\n  reload 50ms\n  reload_by_mtime\n }\n}\nexample.net:0 {\n file ${missing} {\n  reload 50ms\n }\n}\n`;
+  const server = await startServer(corefile, { directives: directivesOf(file) });
+  t.after(() => server.close());
+  const port = server.port('example.org.');
+  const answer = async (name: string): Promise<string> => {
+    const reply = await query({ port }, name, 'A');
+    return `${rcodeOf(reply)} ${(reply.answers?.[0] as { data: string } | undefined)?.data ?? ''}`;
+  };
+  assert.equal(await answer('www.example.org.'), 'NOERROR 192.0.2.1');
+  // No zone data yet: SERVFAIL, as CoreDNS answers for a zone it could not load.
+  assert.equal(await answer('www.example.net.'), 'SERVFAIL ');
+  writeFileSync(path, '$ORIGIN example.org.\n@ 3600 IN SOA ns1 admin 1 7200 3600 1209600 3600\nwww 60 IN A 192.0.2.7\n');
+  // Newer for sure, whatever the file system's timestamp granularity.
+  const later = new Date(Date.now() + 10_000);
+  utimesSync(path, later, later);
+  writeFileSync(missing, '$ORIGIN example.net.\n@ 3600 IN SOA ns1 admin 1 7200 3600 1209600 3600\nwww 60 IN A 192.0.2.8\n');
+  await waitFor(() => server.lines.filter((line) => line.includes('Successfully reloaded zone')).length >= 2);
+  assert.equal(await answer('www.example.org.'), 'NOERROR 192.0.2.7');
+  assert.equal(await answer('www.example.net.'), 'NOERROR 192.0.2.8');
 });
