@@ -41,6 +41,12 @@ export interface ResponseWriter {
    * the client's limit; otherwise they are decoded and truncated like {@link write}.
    */
   writeWire(wire: Buffer): number;
+  /**
+   * Resolves when the connection takes more data again (TCP backpressure), at once when it
+   * already does. A handler writing many messages (a zone transfer) awaits it between writes, so
+   * a slow client holds the transfer back instead of filling memory. Optional: absent, go on.
+   */
+  drained?(): Promise<void>;
 }
 
 /** The header of a reply to `req`, with no records yet: CoreDNS's `SetReply`. */
@@ -183,6 +189,10 @@ export class Recorder implements ResponseWriter {
     const sent = this.inner.write(msg);
     if (!this.measure) this.size += sent;
     return sent;
+  }
+
+  drained(): Promise<void> {
+    return this.inner.drained?.() ?? Promise.resolve();
   }
 
   writeWire(wire: Buffer): number {

@@ -94,6 +94,8 @@ export class Transfer implements Handler {
         const length = codec.answer.encodingLength(rr);
         if (batch.length > 0 && bytes + length > ENVELOPE_BYTES) {
           this.envelope(req, w, batch);
+          // A slow secondary holds the transfer back rather than the whole zone piling up in memory.
+          await w.drained?.();
           sent += batch.length;
           batch = [];
           bytes = 0;

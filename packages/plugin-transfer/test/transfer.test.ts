@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import dnsPacket from 'dns-packet';
 import type { Answer } from 'dns-packet';
 import { definePlugin } from '@foghorn/core';
-import { decodeReply, directivesOf, makeQuery, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
+import { decodeReply, directivesOf, makeQuery, rcodeOf, startServer, testPlugin, waitFor } from '@foghorn/testkit';
 import type { Reply } from '@foghorn/testkit';
 import transfer, { allowed, hostPort, longestMatch } from '@foghorn/plugin-transfer';
 
@@ -127,4 +127,64 @@ test('to addresses: host and port forms, longest zone wins, ports do not restric
   assert.ok(allowed(inner, '192.0.2.1'));
   assert.ok(allowed(inner, '2001:db8::1'));
   assert.ok(!allowed(inner, '192.0.2.2'));
+});
+
+test('a transfer to a client that does not read waits for the connection to drain, then completes', async (t) => {
+  const total = 400;
+  let pulled = 0;
+  // 400 batches of 100 records of ~260 bytes: about 10 MB, more than loopback socket buffers hold.
+  const big = definePlugin({
+    name: 'owner',
+    setup(c) {
+      c.next();
+      c.addTransferer({
+        name: 'owner',
+        transfer: (zone) =>
+          zone !== 'example.org.'
+            ? null
+            : (function* (): Generator<readonly Answer[]> {
+                yield [soa];
+                for (; pulled < total; ) {
+                  pulled++;
+                  yield Array.from({ length: 100 }, (_, i): Answer => ({ name: `h${pulled}-${i}.example.org`, type: 'TXT', ttl: 300, data: ['y'.repeat(230)] }));
+                }
+                yield [soa];
+              })(),
+      });
+    },
+  });
+  const server = await startServer('example.org:0 {\n transfer {\n  to *\n }\n owner\n}\n', { directives: directivesOf(transfer, big) });
+  t.after(() => server.close());
+  const socket = net.connect(server.port(), '127.0.0.1');
+  t.after(() => socket.destroy());
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  socket.pause();
+  const q = makeQuery('example.org.', 'AXFR', { id: 9 });
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(q.length);
+  socket.write(Buffer.concat([length, q]));
+  await waitFor(() => pulled > 0);
+  // While nothing is read, the producer stops well short of the end.
+  let last = -1;
+  await waitFor(() => {
+    const settled = pulled === last;
+    last = pulled;
+    return settled || pulled === total;
+  }, 5000, 100);
+  assert.ok(pulled < total, `the whole zone (${pulled} batches) was produced for a client that reads nothing`);
+  // Reading resumes: every record arrives.
+  let received = 0;
+  let pending = Buffer.alloc(0);
+  await new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 2 && pending.length >= pending.readUInt16BE(0) + 2) {
+        received += decodeReply(pending.subarray(2, pending.readUInt16BE(0) + 2)).answers?.length ?? 0;
+        pending = pending.subarray(pending.readUInt16BE(0) + 2);
+      }
+      if (received === total * 100 + 2) resolve();
+    });
+    socket.resume();
+  });
+  assert.equal(pulled, total);
 });
