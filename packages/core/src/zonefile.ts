@@ -207,8 +207,9 @@ export function zoneName(token: string, origin: string): string | undefined {
   // message encoder (dns-packet) writes names as plain text and would put the escape on the wire.
   for (const label of labels) if (label.includes('\\') || label.length > 63) return undefined;
   const name = labels.join('.') + '.';
-  if (absolute) return name;
-  return origin === '.' ? name : name + origin;
+  const full = absolute ? name : origin === '.' ? name : name + origin;
+  // RFC 1035 §2.3.4: 255 octets on the wire, which is the text length plus one.
+  return full.length + 1 > 255 ? undefined : full;
 }
 
 /** A TTL in seconds: digits, or BIND units (`1W2D3h4m5s`). */

@@ -126,6 +126,8 @@ const errors: [string, string, Record<string, string>?][] = [
   ['n NSEC3 1 0 10 AABB 2T7B4G4VSA5SMI47K61MV5BV1A22BOJR A RRSIG\n', '/zones/db.example.org:1: NSEC3 is not supported in presentation form: write it as \\# LENGTH HEX (RFC 3597)'],
   ['r RRSIG A 8 2 3600 2024-01-01 20231201000000 1 example.org. abc=\n', '/zones/db.example.org:1: RRSIG bad signature time: "2024-01-01"'],
   ['a..b A 192.0.2.1\n', '/zones/db.example.org:1: bad owner name: "a..b"'],
+  [`${'a'.repeat(64)} A 192.0.2.1\n`, `/zones/db.example.org:1: bad owner name: "${'a'.repeat(64)}"`],
+  [`x CNAME ${'abcdefghi.'.repeat(26)}\n`, `/zones/db.example.org:1: CNAME bad domain name: "${'abcdefghi.'.repeat(26)}"`],
   ['a\\.b A 192.0.2.1\n', '/zones/db.example.org:1: bad owner name: "a\\.b"'],
   ['x CNAME sp\\032ace\n', '/zones/db.example.org:1: CNAME bad domain name: "sp\\032ace"'],
   ['$INCLUDE missing\n', '/zones/db.example.org:1: failed to open `missing\': open /zones/missing: no such file or directory'],
