@@ -35,7 +35,8 @@ export class File implements Handler {
     // NOTIFY is for secondary zones, which this plugin does not serve: dropped, as CoreDNS does.
     if (((req.flags >> 11) & 0xf) === OPCODE_NOTIFY) return Rcode.NOERROR;
 
-    const found = data.lookup(req.qname, req.qtype);
+    let found = data.lookup(req.qname, req.qtype);
+    if (req.dnssecOk && data.signed) found = data.sign(found, req.qname);
     if (found.answer.length === 0 && (found.result === Result.NameError || found.result === Result.Success) && this.fallsThrough(req.qname)) {
       return nextOrFailure(this.name, this.next, req, w);
     }

@@ -25,6 +25,11 @@ export interface Lookup {
   readonly ns: Answer[];
   readonly extra: Answer[];
   readonly result: Result;
+  /**
+   * For DNSSEC (`sign`): the name whose NSEC proves NODATA, or `cover` to prove with the NSEC
+   * covering the query name (wildcard answers, NXDOMAIN); `wildcard` adds the wildcard's denial.
+   */
+  readonly proof?: { readonly at?: string; readonly cover?: boolean; readonly wildcard?: boolean };
 }
 
 /** CoreDNS gives up chasing CNAMEs after this many steps (`lookup.go`, the loop key). */
@@ -33,7 +38,7 @@ const MAX_CHASE = 8;
 type Node = Map<number, Answer[]>;
 
 /** Type numbers the lookup asks for by name. */
-const T = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, AAAA: 28, SRV: 33, DNAME: 39, DS: 43 } as const;
+const T = { A: 1, NS: 2, CNAME: 5, SOA: 6, MX: 15, AAAA: 28, SRV: 33, DNAME: 39, DS: 43, RRSIG: 46, NSEC: 47 } as const;
 
 /** An answer's rdata; dns-packet's union includes OPT, which a zone never holds. */
 function rdata<T = string>(rr: Answer): T {
@@ -71,6 +76,9 @@ export class ZoneData {
   private readonly parents = new Set<string>();
   /** The records in file order, for transfers. */
   private readonly records: Answer[];
+  private hasSignatures = false;
+  /** Owners of NSEC records in canonical order, built on the first DO query that needs them. */
+  private nsecOwners: { owner: string; key: string }[] | undefined;
 
   private constructor(
     readonly origin: string,
@@ -97,6 +105,7 @@ export class ZoneData {
         }
       }
       const type = typeNumber(rr.type);
+      if (type === T.RRSIG) this.hasSignatures = true;
       const set = node.get(type);
       if (set) set.push(rr);
       else node.set(type, [rr]);
@@ -165,24 +174,25 @@ export class ZoneData {
       const cname = node.get(T.CNAME);
       if (cname && qtype !== T.CNAME) return this.chase(cname, qtype, depth);
       const rrs = node.get(qtype);
-      if (!rrs) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData };
+      if (!rrs) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData, proof: { at: qname } };
       return { answer: rrs, ns: this.ns, extra: this.additional(rrs), result: Result.Success };
     }
 
     if (wildName !== '' && !this.closerEnclosure(qname, wildName)) {
       if (!wildNode) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData };
       const cname = wildNode.get(T.CNAME);
-      if (cname && qtype !== T.CNAME) return this.chase(synthesize(cname, qname), qtype, depth);
+      if (cname && qtype !== T.CNAME) return this.chase(synthesize(cname, qname, wildName), qtype, depth);
       const rrs = wildNode.get(qtype);
-      if (!rrs) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData };
-      const answer = synthesize(rrs, qname);
-      return { answer, ns: this.ns, extra: this.additional(answer), result: Result.Success };
+      if (!rrs) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData, proof: { at: wildName } };
+      const answer = synthesize(rrs, qname, wildName);
+      // RFC 4035 §3.1.3.3: the NSEC that shows the query name itself does not exist.
+      return { answer, ns: this.ns, extra: this.additional(answer), result: Result.Success, proof: { cover: true } };
     }
 
     // An empty non-terminal has no records but exists: NOERROR, not NXDOMAIN (RFC 8020). Like
     // CoreDNS this is a Success without answers, so `fallthrough` still passes it on.
     const result = this.parents.has(qname) ? Result.Success : Result.NameError;
-    return { answer: [], ns: [this.soa], extra: [], result };
+    return { answer: [], ns: [this.soa], extra: [], result, proof: { cover: true, wildcard: result === Result.NameError } };
   }
 
   /** A referral when `node` is a zone cut above qname, or qname itself unless DS is asked. */
@@ -293,6 +303,85 @@ export class ZoneData {
     return false;
   }
 
+  /** The zone holds signatures: DO queries get them (CoreDNS serves signed zones as stored). */
+  get signed(): boolean {
+    return this.hasSignatures;
+  }
+
+  /**
+   * Adds what a DO query gets from a signed zone (RFC 4035 §3.1, as CoreDNS's lookup does): the
+   * RRSIGs of every RRset in the three sections, and the NSEC records (with theirs) that prove
+   * NODATA, NXDOMAIN or a wildcard answer. Signatures are not made here, only served.
+   */
+  sign(found: Lookup, qname: string): Lookup {
+    const ns = [...found.ns];
+    const proof = found.proof;
+    if (proof?.at !== undefined) ns.push(...(this.nodes.get(proof.at)?.get(T.NSEC) ?? []));
+    if (proof?.cover) {
+      const deny = this.previous(qname);
+      if (deny !== undefined) ns.push(...this.nodes.get(deny)!.get(T.NSEC)!);
+      if (proof.wildcard) {
+        // RFC 4035 §3.1.3.2: and the NSEC showing no wildcard at the closest encloser.
+        const denial = this.previous('*.' + this.closestEncloser(qname));
+        if (denial !== undefined && denial !== deny) ns.push(...this.nodes.get(denial)!.get(T.NSEC)!);
+      }
+    }
+    if (found.result === Result.Delegation) {
+      // A signed referral carries the child's DS (RFC 4035 §3.1.4).
+      const cut = found.ns[0] === undefined ? undefined : this.nodes.get(fqdn(found.ns[0].name));
+      ns.push(...(cut?.get(T.DS) ?? []));
+    }
+    return { ...found, answer: this.withSignatures(found.answer), ns: this.withSignatures(ns), extra: this.withSignatures(found.extra) };
+  }
+
+  /** `rrs` with each RRset followed by the RRSIGs that cover it at its owner. */
+  private withSignatures(rrs: readonly Answer[]): Answer[] {
+    const out: Answer[] = [];
+    for (let i = 0; i < rrs.length; i++) {
+      const rr = rrs[i]!;
+      out.push(rr);
+      const next = rrs[i + 1];
+      if (next !== undefined && next.name === rr.name && next.type === rr.type) continue;
+      const wildcard = synthesizedFrom.get(rr);
+      const node = this.nodes.get(wildcard ?? fqdn(rr.name));
+      const type = typeNumber(rr.type);
+      for (const sig of node?.get(T.RRSIG) ?? []) {
+        if (typeNumber(rdata<{ typeCovered: string }>(sig).typeCovered) !== type) continue;
+        out.push(wildcard === undefined ? sig : { ...sig, name: rr.name });
+      }
+    }
+    return out;
+  }
+
+  /** The owner of the NSEC that covers `name`: the closest name before it in canonical order. */
+  private previous(name: string): string | undefined {
+    this.nsecOwners ??= [...this.nodes.entries()]
+      .filter(([, node]) => node.has(T.NSEC))
+      .map(([owner]) => ({ owner, key: canonicalKey(owner) }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const key = canonicalKey(name);
+    let low = 0;
+    let high = this.nsecOwners.length - 1;
+    let best: string | undefined;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const entry = this.nsecOwners[mid]!;
+      if (entry.key < key) {
+        best = entry.owner;
+        low = mid + 1;
+      } else high = mid - 1;
+    }
+    return best;
+  }
+
+  /** The longest existing ancestor of `qname`, the apex at worst (CoreDNS's `ClosestEncloser`). */
+  private closestEncloser(qname: string): string {
+    for (let name = parentOf(qname); name !== this.origin && name !== '.'; name = parentOf(name)) {
+      if (this.nodes.has(name)) return name;
+    }
+    return this.origin;
+  }
+
   /**
    * The zone for AXFR in batches: SOA and apex NS first, then every other record in file order,
    * then the SOA again (RFC 5936 §2.2). With the zone's own serial, IXFR gets only the SOA.
@@ -314,8 +403,20 @@ export class ZoneData {
   }
 }
 
+/** The wildcard each synthesised record came from, so `sign` finds its signatures. */
+const synthesizedFrom = new WeakMap<Answer, string>();
+
 /** Wildcard records answered under the query name (RFC 4592 §3.3.1). */
-function synthesize(rrs: readonly Answer[], qname: string): Answer[] {
+function synthesize(rrs: readonly Answer[], qname: string, wildcard: string): Answer[] {
   const name = qname.slice(0, -1);
-  return rrs.map((rr) => ({ ...rr, name }));
+  return rrs.map((rr) => {
+    const copy = { ...rr, name };
+    synthesizedFrom.set(copy, wildcard);
+    return copy;
+  });
+}
+
+/** A name's labels from the right, joined so string order is RFC 4034 §6.1 canonical order. */
+function canonicalKey(name: string): string {
+  return name === '.' ? '' : name.slice(0, -1).split('.').reverse().join('\x00');
 }

@@ -7,7 +7,7 @@ import type { RecordType } from 'dns-packet';
 import { directivesOf, query, rcodeOf, startServer, waitFor } from '@foghorn/testkit';
 import file from '@foghorn/plugin-file';
 import { sections } from './show.js';
-import { dbAdditional, dbMiekNL, dbMiekNLDelegation, doubleWildcard, emptyNonTerminalWildcard, exampleOrg } from './zones.js';
+import { dbAdditional, dbSigned, dbMiekNL, dbMiekNLDelegation, doubleWildcard, emptyNonTerminalWildcard, exampleOrg } from './zones.js';
 
 /** One query and the reply it must get; sections are compared as sorted `show` lines. */
 interface Case {
@@ -15,6 +15,8 @@ interface Case {
   qtype: RecordType;
   rcode?: string;
   aa?: boolean;
+  /** Sets the DO bit. */
+  dnssec?: boolean;
   answer?: string[];
   ns?: string[];
   extra?: string[];
@@ -167,6 +169,48 @@ const entWildcardCases: Case[] = [
 /** Each server reads its own file. */
 let served = 0;
 
+const sig = (covered: string, labels: number, owner = 'example.org.', ttl = 1800): string => `${owner} ${ttl} RRSIG ${covered} 13 ${labels} ${ttl} 49035 example.org.`;
+const signedNs = ['example.org. 1800 NS a.iana-servers.net.', 'example.org. 1800 NS b.iana-servers.net.', sig('NS', 2)];
+const signedSoa = ['example.org. 1800 SOA a.iana-servers.net. devnull.example.org. 1282630057 14400 3600 604800 14400', sig('SOA', 2)];
+/** An NSEC and its signature; a wildcard owner's labels do not count the `*` (RFC 4034 §3.1.3). */
+const nsec = (owner: string, next: string, types: string): string[] => [`${owner} 14400 NSEC ${next} ${types}`, sig('NSEC', owner.replace(/^\*\./, '').split('.').length - 1, owner, 14400)];
+
+/** A signed zone with DO, as CoreDNS's dnssec_test.go, wildcard_test.go and secure delegations. */
+const signedCases: Case[] = [
+  { qname: 'www.example.org.', qtype: 'A', dnssec: true, answer: ['www.example.org. 1800 A 192.0.2.80', sig('A', 3, 'www.example.org.')], ns: signedNs },
+  { qname: 'www.example.org.', qtype: 'A', answer: ['www.example.org. 1800 A 192.0.2.80'], ns: signedNs.slice(0, 2) },
+  { qname: 'example.org.', qtype: 'SOA', dnssec: true, answer: signedSoa, ns: signedNs },
+  // NODATA: the name's own NSEC shows the type is absent.
+  { qname: 'www.example.org.', qtype: 'MX', dnssec: true, ns: [...signedSoa, ...nsec('www.example.org.', 'example.org.', 'A RRSIG NSEC')] },
+  // NXDOMAIN: the NSEC covering the name, and the one showing no *.example.org wildcard.
+  {
+    qname: 'nope.example.org.',
+    qtype: 'A',
+    dnssec: true,
+    rcode: 'NXDOMAIN',
+    ns: [...signedSoa, ...nsec('delegated.example.org.', '*.w.example.org.', 'NS DS RRSIG NSEC'), ...nsec('example.org.', 'a.example.org.', 'NS SOA RRSIG NSEC DNSKEY')],
+  },
+  // Below an existing name, one NSEC both covers the name and denies the wildcard.
+  { qname: 'b.a.example.org.', qtype: 'A', dnssec: true, rcode: 'NXDOMAIN', ns: [...signedSoa, ...nsec('a.example.org.', 'delegated.example.org.', 'A RRSIG NSEC')] },
+  // A wildcard answer: its signature under the query name, and the NSEC covering that name.
+  {
+    qname: 'x.w.example.org.',
+    qtype: 'TXT',
+    dnssec: true,
+    answer: ['x.w.example.org. 1800 TXT "wild"', sig('TXT', 3, 'x.w.example.org.')],
+    ns: [...signedNs, ...nsec('*.w.example.org.', 'www.example.org.', 'TXT RRSIG NSEC')],
+  },
+  // A secure referral carries the DS and its signature.
+  {
+    qname: 'foo.delegated.example.org.',
+    qtype: 'A',
+    dnssec: true,
+    aa: false,
+    ns: ['delegated.example.org. 1800 NS ns.delegated.example.org.', 'delegated.example.org. 1800 DS {"keyTag":10056,"algorithm":5,"digestType":1,"digest":"ee72cabd1927759cdda92a10dbf431504b9e1f13"}', sig('DS', 3, 'delegated.example.org.')],
+    extra: ['ns.delegated.example.org. 1800 A 192.0.2.53'],
+  },
+];
+
 async function serve(t: { after(fn: () => Promise<void>): void }, zone: string, text: string, extra = ''): Promise<number> {
   const path = zoneFile(`db.${zone}.${++served}`, text);
   const server = await startServer(`${zone}:0 {\n file ${path}${extra}\n}\n`, { directives: directivesOf(file) });
@@ -175,7 +219,7 @@ async function serve(t: { after(fn: () => Promise<void>): void }, zone: string, 
 }
 
 async function check(port: number, tc: Case, transport: 'udp' | 'tcp'): Promise<void> {
-  const reply = await query({ port }, tc.qname, tc.qtype, { transport });
+  const reply = await query({ port }, tc.qname, tc.qtype, tc.dnssec ? { transport, dnssecOk: true } : { transport });
   assert.equal(rcodeOf(reply), tc.rcode ?? 'NOERROR');
   assert.equal(reply.flag_aa, tc.aa ?? true, 'AA bit');
   assert.deepEqual(sections(reply), { answer: [...(tc.answer ?? [])].sort(), ns: [...(tc.ns ?? [])].sort(), extra: [...(tc.extra ?? [])].sort() });
@@ -188,6 +232,7 @@ for (const [title, zone, text, cases] of [
   ['wildcard_test.go double wildcard', 'example.org', exampleOrg, wildcardCases],
   ['wildcard_test.go apex and multi wildcard', 'example.org', doubleWildcard, apexWildcardCases],
   ['wildcard_test.go empty non-terminal wildcard', 'example.org', emptyNonTerminalWildcard, entWildcardCases],
+  ['DNSSEC (DO) on a signed zone', 'example.org', dbSigned, signedCases],
 ] as const) {
   test(`file answers CoreDNS's ${title} cases over UDP and TCP`, async (t) => {
     const port = await serve(t, zone, text);

@@ -33,6 +33,12 @@ export function show(rr: Answer): string {
     case 'CAA':
       data = `${String(d.flags)} ${String(d.tag)} ${String(d.value)}`;
       break;
+    case 'RRSIG':
+      data = `${String(d.typeCovered)} ${String(d.algorithm)} ${String(d.labels)} ${String(d.originalTTL)} ${String(d.keyTag)} ${name(d.signersName as string)}`;
+      break;
+    case 'NSEC':
+      data = `${name(d.nextDomain as string)} ${(d.rrtypes as string[]).join(' ')}`;
+      break;
     case 'DS':
       data = JSON.stringify({ keyTag: d.keyTag, algorithm: d.algorithm, digestType: d.digestType, digest: (d.digest as Buffer).toString('hex') });
       break;

@@ -140,3 +140,34 @@ t.e.example.org.         IN     A       192.0.2.2
 real.deep.e.example.org. IN     A       192.0.2.3
 *.ordinary.example.org.  IN     A       192.0.2.4
 `;
+
+/** A signed zone with stand-in signatures: what is served is checked, not the cryptography. */
+export const dbSigned = `$ORIGIN example.org.
+$TTL 1800
+@         SOA    a.iana-servers.net. devnull.example.org. 1282630057 14400 3600 604800 14400
+          RRSIG  SOA 13 2 1800 20161129153240 20161030153240 49035 example.org. c29h
+          NS     a.iana-servers.net.
+          NS     b.iana-servers.net.
+          RRSIG  NS 13 2 1800 20161129153240 20161030153240 49035 example.org. bnM=
+          14400 NSEC a.example.org. NS SOA RRSIG NSEC DNSKEY
+          14400 RRSIG NSEC 13 2 14400 20161129153240 20161030153240 49035 example.org. YXBleA==
+          DNSKEY 257 3 13 YWJj
+a         A      192.0.2.1
+          RRSIG  A 13 3 1800 20161129153240 20161030153240 49035 example.org. YQ==
+          14400 NSEC delegated.example.org. A RRSIG NSEC
+          14400 RRSIG NSEC 13 3 14400 20161129153240 20161030153240 49035 example.org. YW4=
+delegated NS     ns.delegated.example.org.
+          DS     10056 5 1 EE72CABD1927759CDDA92A10DBF431504B9E1F13
+          RRSIG  DS 13 3 1800 20161129153240 20161030153240 49035 example.org. ZHM=
+          14400 NSEC *.w.example.org. NS DS RRSIG NSEC
+          14400 RRSIG NSEC 13 3 14400 20161129153240 20161030153240 49035 example.org. ZG4=
+ns.delegated A   192.0.2.53
+*.w       TXT    "wild"
+          RRSIG  TXT 13 3 1800 20161129153240 20161030153240 49035 example.org. dw==
+          14400 NSEC www.example.org. TXT RRSIG NSEC
+          14400 RRSIG NSEC 13 3 14400 20161129153240 20161030153240 49035 example.org. d24=
+www       A      192.0.2.80
+          RRSIG  A 13 3 1800 20161129153240 20161030153240 49035 example.org. d3d3
+          14400 NSEC example.org. A RRSIG NSEC
+          14400 RRSIG NSEC 13 3 14400 20161129153240 20161030153240 49035 example.org. d24=
+`;
