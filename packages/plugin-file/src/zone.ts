@@ -1,7 +1,8 @@
 /**
  * One loaded zone and its lookup, after CoreDNS's `plugin/file/zone.go` and `lookup.go`: walk the
  * name from the apex down looking for zone cuts and DNAMEs, then answer the name, a wildcard
- * (RFC 4592), a CNAME chased inside the zone, NODATA or NXDOMAIN.
+ * (RFC 4592), a CNAME chased inside the zone, NODATA or NXDOMAIN. `sign` adds what a DO query
+ * gets from a signed zone.
  *
  * The records are indexed by owner name and type once at load; a lookup is a few map reads per
  * label of the query name and allocates only the arrays it returns. The data of one load never
@@ -207,6 +208,8 @@ export class ZoneData {
     const owner = fqdn(dname.name);
     const target = fqdn(rdata(dname));
     const name = qname.slice(0, qname.length - owner.length) + (target === '.' ? '' : target);
+    // A substitution that does not change the name can only loop.
+    if (name === qname) return { answer: [], ns: [], extra: [], result: Result.ServerFailure };
     const cname: Answer = { name: qname.slice(0, -1), type: 'CNAME', class: 'IN', ttl: (dname as { ttl?: number }).ttl ?? 0, data: name === '.' ? '.' : name.slice(0, -1) };
     if (qtype === T.CNAME) return { answer: [dname, cname], ns: this.ns, extra: [], result: Result.Success };
     const rest = this.chase([cname], qtype, depth);
