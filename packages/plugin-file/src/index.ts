@@ -22,6 +22,7 @@ const plugin: PluginDefinition = definePlugin({
     const zones = new FileZones(options.zones, c.log);
     c.addTransferer(zones);
     c.onStartup(() => zones.start());
+    c.onRestartFailed(() => zones.announce());
     c.onShutdown(() => zones.stop());
     c.addHandler((next) => new File(zones, options.fallthrough ?? [], next));
   },

@@ -50,8 +50,16 @@ export class FileZones implements Transferer {
         timer.unref();
         this.timers.push(timer);
       }
-      if (entry.data) this.changed(entry.config.origin);
     }
+    this.announce();
+  }
+
+  /**
+   * Tells *transfer* every loaded zone (it sends NOTIFY): at startup, and again when a Corefile
+   * reload failed and this configuration keeps serving, as CoreDNS's setup does.
+   */
+  announce(): void {
+    for (const entry of this.entries.values()) if (entry.data) this.changed(entry.config.origin);
   }
 
   stop(): void {
