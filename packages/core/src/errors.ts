@@ -21,6 +21,8 @@ export const ErrorCode = {
   PLUGIN_LOAD: 'FOGHORN_ERR_PLUGIN_LOAD',
   /** No usable Kubernetes connection: kubeconfig, context, endpoint or service account. */
   KUBE_CONNECTION: 'FOGHORN_ERR_KUBE_CONNECTION',
+  /** An RFC 1035 zone file that cannot be read; the message starts with `file:line: `. */
+  ZONEFILE: 'FOGHORN_ERR_ZONEFILE',
 } as const;
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -76,3 +78,14 @@ export class PluginLoadError extends defineError(ErrorCode.PLUGIN_LOAD, 'PluginL
 
 /** Why no Kubernetes connection could be built; setup reports it as a Corefile error. */
 export class KubeConnectionError extends defineError(ErrorCode.KUBE_CONNECTION, 'KubeConnectionError') {}
+
+/** A zone file that cannot be read (*file*): the message starts with `file:line: `. */
+export class ZoneFileError extends defineError(ErrorCode.ZONEFILE, 'ZoneFileError') {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    detail: string,
+  ) {
+    super(`${file}:${line}: ${detail}`);
+  }
+}

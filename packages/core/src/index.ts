@@ -16,6 +16,7 @@ export type {
   PluginOrder,
   ReadinessProbe,
   ServerKey,
+  Transferer,
 } from './plugin.js';
 export { Request, MIN_UDP_SIZE, MAX_TCP_SIZE } from './request.js';
 export type { Transport } from './request.js';
@@ -53,3 +54,5 @@ export { EDNS_OPTION_EDE, edeOption, replyOpt } from './edns.js';
 export type { ReplyOptOptions } from './edns.js';
 export { RFC8482_TTL, rfc8482Hinfo } from './rfc8482.js';
 export { APP_NAME, appVersion } from './app.js';
+export { parseZoneFile, ZoneFileError, zoneName } from './zonefile.js';
+export type { ZoneFileOptions } from './zonefile.js';

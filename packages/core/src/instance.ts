@@ -9,7 +9,7 @@ import type { Registry } from 'prom-client';
 import { ConfigError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
-import type { Controller, Handler, HandlerFactory, HandlerResult, Hook, PluginDefinition, ReadinessProbe, ServerKey } from './plugin.js';
+import type { Controller, Handler, HandlerFactory, HandlerResult, Hook, PluginDefinition, ReadinessProbe, ServerKey, Transferer } from './plugin.js';
 import type { Request } from './request.js';
 import type { ResponseWriter } from './response.js';
 import type { Route } from './routes.js';
@@ -91,6 +91,8 @@ interface BlockState {
   readonly keyTokens: Token[];
   readonly factories: { name: string; factory: HandlerFactory }[];
   readonly listenAddresses: string[];
+  /** Zone data offered for transfers (`Controller.addTransferer`). */
+  readonly transferers: Transferer[];
   /** The listeners serving this block, as metrics `server` labels; filled once planned. */
   readonly servers: Set<string>;
   /** A plugin of this block answers every class ({@link PluginDefinition.anyClass}). */
@@ -170,7 +172,7 @@ function blockState(block: ServerBlock, index: number, dnsPort: number): BlockSt
       keyTokens.push(token);
     }
   }
-  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], servers: new Set(), anyClass: false };
+  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], transferers: [], servers: new Set(), anyClass: false };
 }
 
 /**
@@ -293,6 +295,12 @@ class SetupController extends Dispenser implements Controller {
   }
   readinessProbes(): readonly ReadinessProbe[] {
     return this.instance.probes;
+  }
+  addTransferer(transferer: Transferer): void {
+    this.state.transferers.push(transferer);
+  }
+  transferers(): readonly Transferer[] {
+    return this.state.transferers;
   }
   addListenAddresses(addresses: readonly string[]): void {
     this.state.listenAddresses.push(...addresses);

@@ -116,6 +116,21 @@ class TcpConnection {
     }
   }
 
+  /** Resolves once the socket's buffer has drained (or the socket closed). */
+  drained(): Promise<void> {
+    const socket = this.socket;
+    if (!socket.writableNeedDrain || !socket.writable) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        socket.off('drain', done);
+        socket.off('close', done);
+        resolve();
+      };
+      socket.once('drain', done);
+      socket.once('close', done);
+    });
+  }
+
   /** A query finished; a closing connection ends after the last one. */
   finished(): void {
     this.inFlight--;
@@ -142,6 +157,10 @@ class TcpWriter extends ReplyWriter {
     if (this.req.writtenBy === '') this.req.writtenBy = this.req.handler;
     this.connection.send(wire);
     return wire.length;
+  }
+
+  drained(): Promise<void> {
+    return this.connection.drained();
   }
 
   override done(): void {

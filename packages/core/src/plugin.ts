@@ -3,6 +3,7 @@
  * contract third-party plugins are published against; keep it small and stable.
  */
 import type { Dispenser } from '@foghorn/corefile';
+import type { Answer } from 'dns-packet';
 import type { Registry } from 'prom-client';
 import { PluginError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -50,6 +51,30 @@ export interface ReadinessProbe {
 }
 
 /**
+ * A plugin that owns zone data and hands it out for zone transfers: CoreDNS's
+ * `transfer.Transferer` (`plugin/transfer/transfer.go`). The zone owner (*file*) offers it with
+ * `c.addTransferer`; *transfer* finds the ones of its server block with `c.transferers()`, so
+ * neither plugin imports the other.
+ */
+export interface Transferer {
+  /** The directive offering it, for logs. */
+  readonly name: string;
+  /**
+   * The records of `zone` (lower-case, fully qualified) in batches, or null when this plugin is
+   * not authoritative for exactly that zone (CoreDNS's `ErrNotAuthoritative`), so the next
+   * transferer is asked. `serial` 0 asks for AXFR: the SOA first, every record, the SOA again
+   * last. Another serial is an IXFR: when it equals the zone's serial only the SOA is given,
+   * otherwise the whole zone as for AXFR (the AXFR fallback of RFC 1995 §4).
+   */
+  transfer(zone: string, serial: number): Iterable<readonly Answer[]> | AsyncIterable<readonly Answer[]> | null;
+  /**
+   * Registers `notify`, called with a zone's name when it is loaded at startup or reloaded with a
+   * new serial, so *transfer* sends NOTIFY (RFC 1996) to the secondaries.
+   */
+  onZoneChange?(notify: (zone: string) => void): void;
+}
+
+/**
  * What `setup` gets: the plugin's own tokens (the dispenser verbs: `next`, `nextArg`,
  * `remainingArgs`, `nextBlock`, `val`, `error`, `argError`) plus the ways to join the server.
  * Setup parses and registers; it must start nothing (open sockets in `onStartup`).
@@ -93,6 +118,10 @@ export interface Controller extends Dispenser {
   servers(): readonly string[];
   /** Every readiness probe registered in this configuration; meaningful from `onStartup` on. */
   readinessProbes(): readonly ReadinessProbe[];
+  /** Offers zone data of this server block for zone transfers (the *file* plugin). */
+  addTransferer(transferer: Transferer): void;
+  /** The transferers of this server block, in directive order; complete from `onStartup` on. */
+  transferers(): readonly Transferer[];
   /** Restricts the server block to these listen addresses (the *bind* plugin). */
   addListenAddresses(addresses: readonly string[]): void;
   /**

@@ -16,7 +16,13 @@ import type { Request } from './request.js';
 import { replyOpt } from './edns.js';
 import { EDNS_FLAG_DO, Flags, HEADER_LENGTH, REPLY_COPIED_FLAGS } from './constants.js';
 
-/** Where a handler sends its reply. Write at most once per query. */
+/**
+ * Where a handler sends its reply. Write once per query, except over TCP (`req.transport`),
+ * where a handler may write several messages for one query: a zone transfer streams its records
+ * in many envelopes (RFC 5936 §2.2). The TCP writer frames each write on its own, and the
+ * listener counts the query as answered only when `serveDNS` has settled, so a streaming handler
+ * returns a promise that resolves after its last write.
+ */
 export interface ResponseWriter {
   /** Encodes, scrubs and sends `msg`; returns the number of bytes sent. */
   write(msg: Packet): number;
@@ -25,6 +31,12 @@ export interface ResponseWriter {
    * the client's limit; otherwise they are decoded and truncated like {@link write}.
    */
   writeWire(wire: Buffer): number;
+  /**
+   * Resolves when the connection takes more data again (TCP backpressure), at once when it
+   * already does. A handler writing many messages (a zone transfer) awaits it between writes, so
+   * a slow client holds the transfer back instead of filling memory. Optional: absent, go on.
+   */
+  drained?(): Promise<void>;
 }
 
 /** The header of a reply to `req`, with no records yet: CoreDNS's `SetReply`. */
@@ -167,6 +179,10 @@ export class Recorder implements ResponseWriter {
     const sent = this.inner.write(msg);
     if (!this.measure) this.size += sent;
     return sent;
+  }
+
+  drained(): Promise<void> {
+    return this.inner.drained?.() ?? Promise.resolve();
   }
 
   writeWire(wire: Buffer): number {

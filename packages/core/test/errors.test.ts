@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CorefileError } from '@foghorn/corefile';
-import { ConfigError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError } from '../src/errors.js';
+import { ConfigError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError, ZoneFileError } from '../src/errors.js';
 
 test('every error class carries its registered code and name, and its cause', () => {
   const cause = new Error('underneath');
@@ -18,7 +18,10 @@ test('every error class carries its registered code and name, and its cause', ()
     assert.equal(error.cause, cause);
     assert.ok(error instanceof Error);
   }
-  assert.deepEqual(new Set(cases.map(([, code]) => code)), new Set(Object.values(ErrorCode)), 'every registered code has a class');
+  const zoneFile = new ZoneFileError('db.example', 3, 'bad A');
+  assert.deepEqual([zoneFile.code, zoneFile.name, zoneFile.message, zoneFile.line], [ErrorCode.ZONEFILE, 'ZoneFileError', 'db.example:3: bad A', 3]);
+  const codes = new Set([...cases.map(([, code]) => code), zoneFile.code]);
+  assert.deepEqual(codes, new Set(Object.values(ErrorCode)), 'every registered code has a class');
   assert.equal(new CorefileError('Error during parsing: x', { file: 'Corefile', line: 1, column: 1 }).code, ErrorCode.CONFIG);
 });
 

@@ -1,16 +1,13 @@
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
-import net from 'node:net';
-import { once } from 'node:events';
 import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer, Packet } from 'dns-packet';
 import bind from '@foghorn/plugin-bind';
 import forward from '@foghorn/plugin-forward';
 import { createLogPlugin } from '@foghorn/plugin-log';
 import whoami from '@foghorn/plugin-whoami';
-import { directivesOf, query, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
+import { directivesOf, query, rcodeOf, reply, startServer, testPlugin, upstreamFor } from '@foghorn/testkit';
 import bufsize from '../src/index.js';
 
 /** A large answer: 40 A records of about 30 bytes each, over 1024 bytes in all. */
@@ -30,55 +27,17 @@ const directives = directivesOf(bind, bufsize, createLogPlugin({ sink: (line) =>
 const optOf = (msg: Packet): OptAnswer | undefined => msg.additionals?.find((rr): rr is OptAnswer => rr.type === 'OPT');
 
 /**
- * An upstream on 127.0.0.1 (UDP and TCP on one port) that notes the OPT size of every query it
- * gets and answers it with one A record, echoing the query's OPT.
+ * testkit's upstream, answering with one A record and echoing the query's OPT; `sizes` is the
+ * OPT size of every query it got (health probes aside).
  */
-async function upstream(t: TestContext): Promise<{ port: number; sizes: (number | undefined)[] }> {
-  const sizes: (number | undefined)[] = [];
-  const answer = (wire: Buffer): Buffer => {
-    const q = dnsPacket.decode(wire);
-    sizes.push(q.additionals?.find((rr) => rr.type === 'OPT') ? optOf(q)?.udpPayloadSize : undefined);
-    const opt = optOf(q);
-    return dnsPacket.encode({
-      type: 'response',
-      id: q.id ?? 0,
-      flags: 0x8180,
-      questions: q.questions ?? [],
-      answers: [{ type: 'A', name: q.questions?.[0]?.name ?? '.', ttl: 5, data: '192.0.2.53' }],
-      additionals: opt ? [opt] : [],
-    });
+async function upstream(t: TestContext): Promise<{ port: number; readonly sizes: (number | undefined)[] }> {
+  const up = await upstreamFor(t, (q) => [reply(q, { answers: [{ type: 'A', name: q.questions[0]?.name ?? '.', ttl: 5, data: '192.0.2.53' }] })]);
+  return {
+    port: up.port,
+    get sizes() {
+      return up.lookups.map((seen) => optOf(dnsPacket.decode(seen.raw))?.udpPayloadSize);
+    },
   };
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', (msg, rinfo) => udp.send(answer(msg), rinfo.port, rinfo.address));
-  udp.bind(0, '127.0.0.1');
-  await once(udp, 'listening');
-  const port = udp.address().port;
-  const sockets = new Set<net.Socket>();
-  const tcp = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    let pending = Buffer.alloc(0);
-    socket.on('data', (chunk) => {
-      pending = Buffer.concat([pending, chunk]);
-      while (pending.length >= 2 && pending.length >= pending.readUInt16BE(0) + 2) {
-        const reply = answer(pending.subarray(2, pending.readUInt16BE(0) + 2));
-        pending = pending.subarray(pending.readUInt16BE(0) + 2);
-        const length = Buffer.alloc(2);
-        length.writeUInt16BE(reply.length);
-        socket.write(Buffer.concat([length, reply]));
-      }
-    });
-    socket.on('error', () => socket.destroy());
-  });
-  tcp.listen(port, '127.0.0.1');
-  await once(tcp, 'listening');
-  t.after(async () => {
-    udp.close();
-    // forward keeps its connections open until its own shutdown, which may come later.
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => tcp.close(resolve));
-  });
-  return { port, sizes };
 }
 
 // CoreDNS's plugin/bufsize/bufsize_test.go table (limit 1024), checked where it matters: in the

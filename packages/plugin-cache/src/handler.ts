@@ -351,6 +351,11 @@ class CachingWriter implements ResponseWriter {
     return this.handle(msg);
   }
 
+  /** Passes TCP backpressure through, so a zone transfer below the cache still waits for the client. */
+  drained(): Promise<void> {
+    return (this.mode === Mode.Client && this.inner?.drained?.()) || Promise.resolve();
+  }
+
   writeWire(wire: Buffer): number {
     let msg: Packet;
     try {
