@@ -25,6 +25,7 @@ const order: readonly Entry[] = [
   { name: 'prometheus', packageName: '@foghorn/plugin-prometheus', why: 'outermost handler: counts every query and reply, including errors below' },
   { name: 'errors', packageName: '@foghorn/plugin-errors', why: 'sees the error of every plugin below it' },
   { name: 'log', packageName: '@foghorn/plugin-log', why: 'logs the final reply of everything below, after errors so both agree on the rcode' },
+  { name: 'rewrite', packageName: '@foghorn/plugin-rewrite', why: 'changes the question before acl, cache and the data sources see it (v1.14.7 moved it above acl and cache), and reverts the reply below log so log shows what the client gets' },
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
   { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
