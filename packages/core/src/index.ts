@@ -45,4 +45,7 @@ export type { HttpEndpointOptions } from './http-endpoint.js';
 export { counter, gauge, histogram, registerCollector, registerMetric, slimTimeBuckets, timeBuckets } from './metrics.js';
 export type { MetricOptions } from './metrics.js';
 export { EDNS_OPTION_EDE, edeOption, replyOpt } from './edns.js';
+export { goRegExp, regExpGroups } from './goregexp.js';
+export { parseRR } from './rr.js';
+export { lookupVia } from './lookup.js';
 export type { ReplyOptOptions } from './edns.js';

@@ -28,6 +28,7 @@ const order: readonly Entry[] = [
   { name: 'rewrite', packageName: '@foghorn/plugin-rewrite', why: 'changes the question before acl, cache and the data sources see it (v1.14.7 moved it above acl and cache), and reverts the reply below log so log shows what the client gets' },
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
+  { name: 'template', packageName: '@foghorn/plugin-template', why: 'synthesised answers after the cache (so they are cached) and before the data sources it falls through to' },
   { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
   { name: 'whoami', packageName: '@foghorn/plugin-whoami', why: 'debug answerer; never calls next, so it sits at the end' },

@@ -11,7 +11,7 @@ import { setup } from './setup.js';
 const plugin: PluginDefinition = definePlugin({ name: 'rewrite', setup });
 export default plugin;
 
-export { goRegExp, parseRewrite, setup } from './setup.js';
+export { parseRewrite, setup } from './setup.js';
 export { Rewrite } from './handler.js';
 export { ClassRule, CnameRule, NameMatcher, NameRule, OptionRule, RcodeRule, SubnetRule, TtlRule, TypeRule } from './rules.js';
 export type { EdnsAction, MatchType, Mode, Rule } from './rules.js';

@@ -12,7 +12,7 @@
  * `answer` options of a name rule, typically): CoreDNS reads the block's tokens as if they were on
  * the line. Errors keep CoreDNS's words and name the offending token's position.
  */
-import { classNumber, errorAt, typeNumber } from '@foghorn/core';
+import { classNumber, errorAt, goRegExp, regExpGroups, typeNumber } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { Rewrite } from './handler.js';
 import type { QueryEdit } from './query.js';
@@ -130,31 +130,13 @@ function normalize(name: string): string {
   return lower.endsWith('.') ? lower : `${lower}.`;
 }
 
-/**
- * Compiles a Go (RE2) pattern as a JavaScript RegExp, or undefined when Go would refuse it. The
- * RE2 spellings JavaScript lacks are translated (`(?P<n>`, a leading `(?i)`, `\A`, `\z`); what
- * RE2 does not have (look-around, back-references) is refused, as Go refuses it.
- */
-export function goRegExp(pattern: string): RegExp | undefined {
-  if (/\(\?<?[=!]/.test(pattern) || /\\[1-9]/.test(pattern)) return undefined;
-  let flags = '';
-  let source = pattern;
-  const inline = /^\(\?([ims]+)\)/.exec(source);
-  if (inline) {
-    flags = inline[1]!;
-    source = source.slice(inline[0].length);
-  }
-  source = source.replaceAll('(?P<', '(?<').replaceAll('\\A', '^').replaceAll('\\z', '$(?![\\s\\S])');
+/** A Go pattern as a RegExp, or undefined when Go's `regexp.Compile` would refuse it. */
+function compile(pattern: string): RegExp | undefined {
   try {
-    return new RegExp(source, flags);
+    return goRegExp(pattern);
   } catch {
     return undefined;
   }
-}
-
-/** How many capture groups a regex has. */
-function groupCount(pattern: RegExp): number {
-  return new RegExp(`${pattern.source}|`, pattern.flags).exec('')!.length - 1;
 }
 
 /** How many of `{0}`..`{100}` a replacement uses (CoreDNS's `getSubExprUsage`). */
@@ -168,9 +150,9 @@ function groupsUsed(replacement: string): number {
 function validRegex(t: RuleTokens, fromAt: number, to: string, prefix = ''): RegExp {
   const from = t.text(fromAt);
   if (from.length > maxRegexpLen) throw t.fail(`${prefix}regex pattern too long: ${from.length} > ${maxRegexpLen}`, fromAt);
-  const pattern = goRegExp(from);
+  const pattern = compile(from);
   if (pattern === undefined) throw t.fail(`${prefix}invalid regex matching pattern: ${from}`, fromAt);
-  if (groupsUsed(to) > groupCount(pattern)) {
+  if (groupsUsed(to) > regExpGroups(pattern)) {
     throw t.fail(`${prefix}the rewrite regex pattern (${to}) uses more subexpressions than its corresponding matching regex pattern (${from})`, fromAt);
   }
   return pattern;
@@ -244,7 +226,7 @@ function nameMatcher(rule: string, t: RuleTokens, typed: boolean): NameMatcher {
   if (type !== 'regex') return new NameMatcher(type as MatchType, normalize(t.text(1)));
   const source = t.text(1);
   if (source.length > maxRegexpLen) throw t.fail(`regex pattern too long in a ${rule} rule: ${source.length} > ${maxRegexpLen}`, 1);
-  const pattern = goRegExp(source);
+  const pattern = compile(source);
   if (pattern === undefined) throw t.fail(`invalid regex pattern in a ${rule} rule: ${source}`, 1);
   return new NameMatcher('regex', pattern);
 }
@@ -315,7 +297,7 @@ function newCnameRule(mode: Mode, t: RuleTokens): Rule {
   }
   if (type !== 'regex') return new CnameRule(mode, type as MatchType, from, to);
   if (from.length > maxRegexpLen) throw t.fail(`regex pattern too long in a cname rule: ${from.length} > ${maxRegexpLen}`, n - 2);
-  const pattern = goRegExp(from);
+  const pattern = compile(from);
   if (pattern === undefined) throw t.fail(`invalid cname rewrite regex pattern: ${from}`, n - 2);
   return new CnameRule(mode, 'regex', pattern, to);
 }

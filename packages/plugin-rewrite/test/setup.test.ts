@@ -6,7 +6,7 @@ import { parseDirective, setupTable } from '@foghorn/testkit';
 import type { Controller } from '@foghorn/core';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import rewrite, { goRegExp, parseRewrite } from '@foghorn/plugin-rewrite';
+import rewrite, { parseRewrite } from '@foghorn/plugin-rewrite';
 
 /** What a parsed rule is: its class and mode, as CoreDNS's table checks the rule's Go type. */
 const kinds = (c: Controller): string[] => parseRewrite(c).map((rule) => `${rule.constructor.name} ${rule.mode}`);
@@ -200,12 +200,4 @@ setupTable('rewrite', kinds, {
     { input: 'rewrite cname fuzzy a.com. b.com.', error: 'unknown cname rewrite type: fuzzy' },
     { input: `rewrite name regex ${'a'.repeat(10001)} b`, error: 'regex pattern too long: 10001 > 10000' },
   ],
-});
-
-test('Go regex spellings are read as RE2 reads them; what RE2 lacks is refused', () => {
-  assert.equal(goRegExp('(?i)^WWW\\.')?.test('www.example.org.'), true);
-  assert.equal(goRegExp('(?P<host>[a-z]+)\\.example')?.exec('ftp.example.org.')?.groups?.['host'], 'ftp');
-  assert.equal(goRegExp('(a)\\1'), undefined);
-  assert.equal(goRegExp('a(?=b)'), undefined);
-  assert.equal(goRegExp('[bad['), undefined);
 });
