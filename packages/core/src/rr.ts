@@ -22,24 +22,29 @@ interface Field {
   readonly text: string;
   /** 0-based offset of the field in the line, for errors. */
   readonly at: number;
-  readonly quoted: boolean;
+}
+
+/** Blanks and parentheses separate fields; `;` starts a comment; `"` starts a quoted field. */
+function isSeparator(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x28 || c === 0x29;
 }
 
 /** Splits the text into fields: blanks separate, quotes group, parentheses and comments vanish. */
 function fields(text: string): Field[] {
   const out: Field[] = [];
+  const end = text.length;
   let i = 0;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '(' || c === ')') {
+  while (i < end) {
+    const c = text.charCodeAt(i);
+    if (isSeparator(c)) {
       i++;
-    } else if (c === ';') {
-      while (i < text.length && text[i] !== '\n') i++;
-    } else if (c === '"') {
+    } else if (c === 0x3b) {
+      while (i < end && text.charCodeAt(i) !== 0x0a) i++;
+    } else if (c === 0x22) {
       const at = i++;
       let value = '';
-      while (i < text.length && text[i] !== '"') {
-        if (text[i] === '\\' && i + 1 < text.length) {
+      while (i < end && text.charCodeAt(i) !== 0x22) {
+        if (text.charCodeAt(i) === 0x5c && i + 1 < end) {
           const digits = text.slice(i + 1, i + 4);
           if (/^\d{3}$/.test(digits)) {
             value += String.fromCharCode(Number(digits));
@@ -50,13 +55,17 @@ function fields(text: string): Field[] {
         }
         value += text[i++];
       }
-      if (i >= text.length) throw new Error(`dns: bad TXT Txt: unterminated string at line: 1:${at + 1}`);
+      if (i >= end) throw new Error(`dns: bad TXT Txt: unterminated string at line: 1:${at + 1}`);
       i++;
-      out.push({ text: value, at, quoted: true });
+      out.push({ text: value, at });
     } else {
       const at = i;
-      while (i < text.length && !' \t\n\r();"'.includes(text[i]!)) i += text[i] === '\\' ? 2 : 1;
-      out.push({ text: text.slice(at, i), at, quoted: false });
+      while (i < end) {
+        const d = text.charCodeAt(i);
+        if (isSeparator(d) || d === 0x3b || d === 0x22) break;
+        i += d === 0x5c ? 2 : 1;
+      }
+      out.push({ text: text.slice(at, i), at });
     }
   }
   return out;
@@ -64,7 +73,7 @@ function fields(text: string): Field[] {
 
 /** A TTL: seconds, or BIND units (`1h30m`, `2d`), up to 2^32-1. */
 function ttlOf(text: string): number | undefined {
-  if (/^\d+$/.test(text)) {
+  if (isDigits(text)) {
     const n = Number(text);
     return n <= 0xffffffff ? n : undefined;
   }
@@ -75,17 +84,53 @@ function ttlOf(text: string): number | undefined {
   return total <= 0xffffffff ? total : undefined;
 }
 
+function isDigits(text: string): boolean {
+  if (text === '') return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+/** Dotted-quad IPv4 as Go's `net.ParseIP` takes it (no leading zeros); cheaper than `isIP`. */
+function isIPv4(text: string): boolean {
+  let parts = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0x2e;
+    if (c === 0x2e) {
+      if (digits === 0 || value > 255 || ++parts > 4) return false;
+      value = 0;
+      digits = 0;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (digits > 0 && value === 0) return false;
+      value = value * 10 + (c - 0x30);
+      digits++;
+    } else {
+      return false;
+    }
+  }
+  return parts === 4;
+}
+
 /** An absolute name without its trailing dot (`@` is the root); undefined when it is no name. */
 function nameOf(text: string): string | undefined {
   if (text === '@' || text === '.') return '.';
   if (text === '' || text.startsWith('.') || text.includes('..')) return undefined;
   const name = text.endsWith('.') && !text.endsWith('\\.') ? text.slice(0, -1) : text;
-  if (name.split('.').some((label) => label.length > 63) || name.length > 253) return undefined;
+  if (name.length > 253) return undefined;
+  let label = 0;
+  for (let i = 0; i < name.length; i++) {
+    if (name.charCodeAt(i) === 0x2e) label = 0;
+    else if (++label > 63) return undefined;
+  }
   return name;
 }
 
 function uint(text: string | undefined, max: number): number | undefined {
-  if (text === undefined || !/^\d+$/.test(text)) return undefined;
+  if (text === undefined || !isDigits(text)) return undefined;
   const n = Number(text);
   return n <= max ? n : undefined;
 }
@@ -106,10 +151,11 @@ export function parseRR(text: string): Answer {
   for (; i < all.length && i <= 3; i++) {
     const word = all[i]!.text;
     const upper = word.toUpperCase();
-    if (ttl === undefined && /^\d/.test(word)) {
+    const c = word.charCodeAt(0);
+    if (ttl === undefined && c >= 0x30 && c <= 0x39) {
       ttl = ttlOf(word);
       if (ttl === undefined) throw new Error(`dns: not a TTL: "${word}" at line: 1:${all[i]!.at + word.length}`);
-    } else if (klass === undefined && (classNames.has(upper) || /^CLASS\d+$/.test(upper))) {
+    } else if (klass === undefined && (classNames.has(upper) || (upper.startsWith('CLASS') && isDigits(upper.slice(5))))) {
       klass = classNames.get(upper) ?? upper;
     } else {
       break;
@@ -138,7 +184,8 @@ export function parseRR(text: string): Answer {
     case 'A':
     case 'AAAA': {
       // The address is checked first, as miekg/dns reads fields in order.
-      if (isIP(rdata[0]?.text ?? '') !== (type === 'A' ? 4 : 6)) throw bad(type);
+      const address = rdata[0]?.text ?? '';
+      if (type === 'A' ? !isIPv4(address) : isIP(address) !== 6) throw bad(type);
       count(1);
       return { ...base, type, data: rdata[0]!.text };
     }

@@ -38,3 +38,10 @@ test('what is not a record is refused in miekg/dns words', () => {
   assert.throws(() => parseRR('a.example. 60 IN SOA ns. mbox. 1 2 3'), { message: /^dns: bad SOA missing data/ });
   assert.throws(() => parseRR('a.example. 60 IN TXT "open'), { message: /unterminated string/ });
 });
+
+test('A addresses are dotted quads as Go reads them', () => {
+  for (const bad of ['10.0.0', '10.0.0.1.2', '256.0.0.1', '01.2.3.4', '1..2.3', '1.2.3.4.', 'a.b.c.d']) {
+    assert.throws(() => parseRR(`x. 60 IN A ${bad}`), { message: /^dns: bad A A/ }, bad);
+  }
+  assert.equal((parseRR('x. 60 IN A 0.0.0.0') as { data: string }).data, '0.0.0.0');
+});

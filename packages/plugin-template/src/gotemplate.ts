@@ -114,10 +114,14 @@ function parseUint(args: Value[]): Value {
     throw fail(`invalid base ${base}`);
   }
   const digits = '0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, radix);
-  if (text === '' || [...text.toLowerCase()].some((c) => !digits.includes(c))) throw fail('invalid syntax');
-  let n = 0n;
-  for (const c of text.toLowerCase()) n = n * BigInt(radix) + BigInt(digits.indexOf(c));
-  if (n >= 1n << BigInt(bits === 0 ? 64 : bits)) throw fail('value out of range');
+  const lower = text.toLowerCase();
+  if (lower === '') throw fail('invalid syntax');
+  for (let i = 0; i < lower.length; i++) if (!digits.includes(lower[i]!)) throw fail('invalid syntax');
+  // Numbers below 2^53 are exact as doubles; only longer ones need BigInt.
+  const small = parseInt(lower, radix);
+  const n = Number.isSafeInteger(small) ? small : [...lower].reduce((acc, c) => acc * BigInt(radix) + BigInt(digits.indexOf(c)), 0n);
+  const limit = bits === 0 ? 64 : bits;
+  if (typeof n === 'number' ? n >= 2 ** limit : n >= 1n << BigInt(limit)) throw fail('value out of range');
   return n;
 }
 
@@ -143,11 +147,18 @@ export class GoTemplate {
     readonly name: string,
     private readonly text: string,
     private readonly nodes: readonly Node[],
+    /**
+     * The fields of dot the template reads (`Name` for `.Name`, `Group` for `.Group.a`), or null
+     * when it uses dot itself: the caller need not build the others.
+     */
+    readonly fields: ReadonlySet<string> | null,
   ) {}
 
   /** Compiles `text`; throws a {@link TemplateError} for a broken or unsupported template. */
   static compile(name: string, text: string): GoTemplate {
-    return new GoTemplate(name, text, new Parser(name, text).parse());
+    const parser = new Parser(name, text);
+    const nodes = parser.parse();
+    return new GoTemplate(name, text, nodes, parser.usesDot ? null : parser.roots);
   }
 
   /** The template as Go prints its parse tree (`Tree.Root.String()`): CoreDNS's `template` metric label. */
@@ -257,6 +268,9 @@ function pipeText(pipe: readonly Command[]): string {
 /** Go's lexer and parser for the supported subset. */
 class Parser {
   private i = 0;
+  /** First names of the field chains read, and whether dot itself is used. */
+  readonly roots = new Set<string>();
+  usesDot = false;
 
   constructor(
     private readonly name: string,
@@ -361,6 +375,7 @@ class Parser {
       const match = /^(\.[A-Za-z_][A-Za-z0-9_]*)+/.exec(text.slice(pos));
       if (match === null) {
         this.i++;
+        this.usesDot = true;
         return { kind: 'dot', pos };
       }
       this.i += match[0].length;
@@ -368,6 +383,7 @@ class Parser {
       if (path[0] === 'Message' && !(path.length === 2 && messageFields.has(path[1]!))) {
         throw this.fail(`.${path.join('.')} is not supported by Foghorn's template engine (use .Question.Name, .Question.Qtype, .Question.Qclass, .Message.Id)`, pos);
       }
+      this.roots.add(path[0]!);
       return { kind: 'field', path, pos };
     }
     const number = /^[-+]?(0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|\d[\d_]*)(?![\w.])/.exec(text.slice(pos));

@@ -61,7 +61,7 @@ export class TemplateHandler implements Handler {
 
   private answer(req: Request, w: ResponseWriter, template: Template, zone: string, regex: RegExp, match: RegExpExecArray): HandlerResult {
     const data = templateData(req, template, zone, regex, match);
-    const labels = { server: req.server, zone, view: '', class: data.Class as string, type: data.Type as string };
+    const labels = { server: req.server, zone, view: '', class: classOf(req, template), type: typeOf(req, template) };
     this.metrics.matches.inc(labels);
     if (template.rcode === Rcode.SERVFAIL) return Rcode.SERVFAIL;
 
@@ -128,34 +128,49 @@ export class TemplateHandler implements Handler {
   }
 }
 
-/** What a template sees as dot: CoreDNS's `templateData`. */
+/**
+ * What a template sees as dot: CoreDNS's `templateData`, with only the fields the template's RR
+ * templates read (all of them when one uses dot itself), so a query builds no unused map or struct.
+ */
 function templateData(req: Request, template: Template, zone: string, regex: RegExp, match: RegExpExecArray): Struct {
-  const matches = Array.from(match, (m) => m ?? '');
-  const group = new Map<string, Value>();
-  matches.forEach((m, i) => group.set(String(i), m));
-  for (const [key, value] of Object.entries(match.groups ?? {})) group.set(key, value ?? '');
-  const question: Struct = { [structType]: '*dns.Question', Name: req.name, Qtype: req.qtype, Qclass: req.qclass };
-  const message: Struct = {
-    [structType]: '*dns.Msg',
-    Id: req.id,
-    Opcode: (req.flags >> 11) & 0xf,
-    RecursionDesired: req.recursionDesired,
-    CheckingDisabled: req.checkingDisabled,
-    AuthenticatedData: (req.flags & Flags.AD) !== 0,
-  };
-  return {
-    [structType]: '*template.templateData',
-    Zone: zone,
-    Name: req.qname,
-    Regex: regex.source,
-    Match: matches,
-    Group: group,
-    Class: req.qclass !== ANY ? req.class : template.className,
-    Type: req.qtype !== ANY ? req.type : template.typeName,
-    Message: message,
-    Question: question,
-    Remote: req.remoteAddress,
-    Var: new Map<string, Value>(),
-    Meta: meta,
-  };
+  const want = template.fields;
+  const data: Record<string | symbol, Value> = { [structType]: '*template.templateData' };
+  const wants = (field: string): boolean => want === null || want.has(field);
+  if (wants('Zone')) data['Zone'] = zone;
+  if (wants('Name')) data['Name'] = req.qname;
+  if (wants('Regex')) data['Regex'] = regex.source;
+  if (wants('Match')) data['Match'] = Array.from(match, (m) => m ?? '');
+  if (wants('Group')) {
+    const group = new Map<string, Value>();
+    for (let i = 0; i < match.length; i++) group.set(String(i), match[i] ?? '');
+    if (match.groups !== undefined) for (const key in match.groups) group.set(key, match.groups[key] ?? '');
+    data['Group'] = group;
+  }
+  if (wants('Class')) data['Class'] = classOf(req, template);
+  if (wants('Type')) data['Type'] = typeOf(req, template);
+  if (wants('Message')) {
+    data['Message'] = {
+      [structType]: '*dns.Msg',
+      Id: req.id,
+      Opcode: (req.flags >> 11) & 0xf,
+      RecursionDesired: req.recursionDesired,
+      CheckingDisabled: req.checkingDisabled,
+      AuthenticatedData: (req.flags & Flags.AD) !== 0,
+    };
+  }
+  if (wants('Question')) data['Question'] = { [structType]: '*dns.Question', Name: req.name, Qtype: req.qtype, Qclass: req.qclass };
+  if (wants('Remote')) data['Remote'] = req.remoteAddress;
+  if (wants('Var')) data['Var'] = new Map<string, Value>();
+  if (wants('Meta')) data['Meta'] = meta;
+  return data as unknown as Struct;
+}
+
+/** `.Class`: the query's class, or the template's for a query of class ANY. */
+function classOf(req: Request, template: Template): string {
+  return req.qclass !== ANY ? req.class : template.className;
+}
+
+/** `.Type`: the query's type, or the template's for a query of type ANY. */
+function typeOf(req: Request, template: Template): string {
+  return req.qtype !== ANY ? req.type : template.typeName;
 }

@@ -40,6 +40,8 @@ export interface Template {
   readonly ederror: { readonly code: number; readonly reason: string } | null;
   /** Zones whose unmatched queries go on to the next template or plugin; empty without `fallthrough`. */
   readonly fallthrough: readonly string[];
+  /** The fields of the template data its RR templates read; null when one reads dot itself. */
+  readonly fields: ReadonlySet<string> | null;
 }
 
 /** CoreDNS refuses longer patterns so a hostile Corefile cannot make regex compilation eat memory. */
@@ -86,6 +88,16 @@ function compileTemplates(section: string, args: readonly Token[], into: GoTempl
       throw errorAt(arg, `could not compile template: ${arg.text}, ${error.message}`);
     }
   }
+}
+
+/** The union of the fields the templates read, or null when one of them reads them all. */
+function fieldsRead(templates: readonly GoTemplate[]): ReadonlySet<string> | null {
+  const fields = new Set<string>();
+  for (const t of templates) {
+    if (t.fields === null) return null;
+    for (const f of t.fields) fields.add(f);
+  }
+  return fields;
 }
 
 /** Reads every `template` of the block. Pure: the setup table test calls it directly. */
@@ -181,6 +193,7 @@ export function parseTemplates(c: Controller): Template[] {
       rcode,
       ederror,
       fallthrough,
+      fields: fieldsRead([...answer, ...additional, ...authority]),
     });
   }
   return templates;
