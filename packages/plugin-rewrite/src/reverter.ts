@@ -65,6 +65,11 @@ export class Reverter implements ResponseWriter {
   /** Restores the question and runs the record, header and OPT rules, in reverse rule order. */
   private revert(msg: Packet): Packet {
     msg.questions = replyTo(this.original).questions;
+    // An edns0 rule gave the query an OPT record the client did not send; RFC 6891 §7 forbids
+    // one in the reply to that client.
+    if (!this.original.hasEdns && msg.additionals?.some((rr) => rr.type === 'OPT')) {
+      msg.additionals = msg.additionals.filter((rr) => rr.type !== 'OPT');
+    }
     const rules = this.rules;
     if (rules.length === 0) return msg;
     let opt: OptAnswer | undefined;

@@ -376,6 +376,8 @@ test('TestRewriteEDNS0Local: local and nsid options are set, appended or replace
     // The query has no OPT record; rewrite adds one with UDP size 4096.
     const reply = await query({ port: server.port() }, 'example.com', 'A');
     assert.deepEqual(seen(reply).slice(3), want, args);
+    // The OPT record rewrite added is not shown to a client that sent none (RFC 6891 §7).
+    assert.equal(reply.additionals?.some((rr) => rr.type === 'OPT'), false, args);
     await server.close();
   }
 });
