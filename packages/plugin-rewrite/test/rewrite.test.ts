@@ -339,8 +339,10 @@ test('TestTtlRewrite: TTLs are set or clamped for the names each rule matches', 
 });
 
 test('TestRCodeRewriteEmptyResponse: an rcode returned without a reply is written by rewrite and rewritten', async (t) => {
-  for (const mode of ['stop', 'continue']) {
-    for (const rcode of [Rcode.FORMERR, Rcode.SERVFAIL, Rcode.REFUSED, Rcode.NOTIMP]) {
+  const cases = ['stop', 'continue'].flatMap((mode) => [Rcode.FORMERR, Rcode.SERVFAIL, Rcode.REFUSED, Rcode.NOTIMP].map((rcode) => ({ mode, rcode })));
+  // One server per case, all at once.
+  await Promise.all(
+    cases.map(async ({ mode, rcode }) => {
       const name = ['', 'FORMERR', 'SERVFAIL', '', 'NOTIMP', 'REFUSED'][rcode]!;
       const server = await serve(t, `rewrite ${mode} rcode exact srv1.coredns.rocks ${name} NOERROR`, [rewrite, source(() => rcode)]);
       const reply = await query({ port: server.port() }, 'srv1.coredns.rocks', 'A');
@@ -348,9 +350,8 @@ test('TestRCodeRewriteEmptyResponse: an rcode returned without a reply is writte
       assert.deepEqual(reply.questions, [{ name: 'srv1.coredns.rocks', type: 'A', class: 'IN' }]);
       // Another name keeps the rcode, written by the server.
       assert.equal(rcodeOf(await query({ port: server.port() }, 'srv2.coredns.rocks', 'A')), name);
-      await server.close();
-    }
-  }
+    }),
+  );
 });
 
 test('TestRCodeRewrite: a written reply with records gets its rcode replaced', async (t) => {
@@ -371,15 +372,16 @@ test('TestRewriteEDNS0Local: local and nsid options are set, appended or replace
     ['nsid append', ['3=']],
     ['nsid replace', []],
   ];
-  for (const [args, want] of rows) {
-    const server = await serve(t, `rewrite edns0 ${args}`, plain);
-    // The query has no OPT record; rewrite adds one with UDP size 4096.
-    const reply = await query({ port: server.port() }, 'example.com', 'A');
-    assert.deepEqual(seen(reply).slice(3), want, args);
-    // The OPT record rewrite added is not shown to a client that sent none (RFC 6891 §7).
-    assert.equal(reply.additionals?.some((rr) => rr.type === 'OPT'), false, args);
-    await server.close();
-  }
+  await Promise.all(
+    rows.map(async ([args, want]) => {
+      const server = await serve(t, `rewrite edns0 ${args}`, plain);
+      // The query has no OPT record; rewrite adds one with UDP size 4096.
+      const reply = await query({ port: server.port() }, 'example.com', 'A');
+      assert.deepEqual(seen(reply).slice(3), want, args);
+      // The OPT record rewrite added is not shown to a client that sent none (RFC 6891 §7).
+      assert.equal(reply.additionals?.some((rr) => rr.type === 'OPT'), false, args);
+    }),
+  );
 });
 
 test('TestEdns0MultiRule: the first rule that applies stops; revert restores the client options in the reply', async (t) => {
@@ -403,13 +405,14 @@ test('TestEdns0MultiRule: the first rule that applies stops; revert restores the
     { rules: ['local set 0xffee {protocol}', 'local set 0xffee x'], from: [], seen: [hex('udp')], reply: [hex('udp')] },
     { rules: ['local unset 0xffee', 'local set 0xffee x'], from: [local('foobar')], seen: [], reply: [] },
   ];
-  for (const row of rows) {
-    const server = await serve(t, row.rules.map((r) => `rewrite stop edns0 ${r}`).join('\n '), plain);
-    const reply = await ask(server, ednsQuery('example.com', 'A', row.from));
-    assert.deepEqual(seen(reply).slice(3), row.seen, `${row.rules.join(' / ')} seen`);
-    assert.deepEqual(optionsOf(reply), row.reply, `${row.rules.join(' / ')} reply`);
-    await server.close();
-  }
+  await Promise.all(
+    rows.map(async (row) => {
+      const server = await serve(t, row.rules.map((r) => `rewrite stop edns0 ${r}`).join('\n '), plain);
+      const reply = await ask(server, ednsQuery('example.com', 'A', row.from));
+      assert.deepEqual(seen(reply).slice(3), row.seen, `${row.rules.join(' / ')} seen`);
+      assert.deepEqual(optionsOf(reply), row.reply, `${row.rules.join(' / ')} reply`);
+    }),
+  );
 });
 
 test('the CNAME target rewrite: CNAMEs up to the target are kept, the rest is the lookup of the new target', async (t) => {
