@@ -34,7 +34,8 @@ export class Rewrite implements Handler {
       responses = responses === undefined ? got.slice() : responses.concat(got);
       if (rule.mode === 'stop') break;
     }
-    if (responses === undefined) return nextOrFailure(this.name, this.next, req, w);
+    // An edns0 rule that did not apply may still have given the query an OPT record, as in CoreDNS.
+    if (responses === undefined && !query.changed) return nextOrFailure(this.name, this.next, req, w);
 
     let rewritten: Request;
     try {
@@ -43,7 +44,7 @@ export class Rewrite implements Handler {
       // Bytes the listener's own reader refuses (too many additional records with an added OPT).
       throw new PluginError(`rewrite: ${error instanceof Error ? error.message : String(error)}`, { rcode: Rcode.SERVFAIL });
     }
-    const reverter = new Reverter(w, req, query.qtype, responses, (name, qtype) => lookupVia(this.next, this.name, rewritten, name, qtype), this.log);
+    const reverter = new Reverter(w, req, query.qtype, responses ?? [], (name, qtype) => lookupVia(this.next, this.name, rewritten, name, qtype), this.log);
     let result: HandlerResult;
     try {
       result = nextOrFailure(this.name, this.next, rewritten, reverter);

@@ -142,13 +142,19 @@ export class QueryEdit {
     return encodeName(this.name) === undefined;
   }
 
+  /** True when a rule changed the question or the OPT record. */
+  get changed(): boolean {
+    const req = this.original;
+    return this.name !== req.name || this.qtype !== req.qtype || this.qclass !== req.qclass || this.optChanged;
+  }
+
   /**
    * The query as the next plugin sees it: the original Request when nothing changed, otherwise a
    * new one from new wire bytes, keeping the original's transport, client, zone and server.
    */
   request(): Request {
     const req = this.original;
-    if (this.name === req.name && this.qtype === req.qtype && this.qclass === req.qclass && !this.optChanged) return req;
+    if (!this.changed) return req;
     const name = encodeName(this.name);
     if (name === undefined) throw new Error(`invalid name after rewrite: ${this.name}`);
     const raw = req.raw;

@@ -42,7 +42,8 @@ function queryOptions(req: Request): EdnsOption[] {
 
 /**
  * CoreDNS's msgPrinter: an A record (TTL 5) for the name asked, and what was asked — name, type,
- * class, OPT options as CODE=HEX — in the TXT record `seen.test.`; the OPT options come back too.
+ * class, OPT options as CODE=HEX — in the TXT record `seen.test.`, the OPT record's UDP size in
+ * `edns.test.`; the OPT options come back too.
  */
 function echo(req: Request): Packet {
   const msg = replyTo(req);
@@ -51,6 +52,7 @@ function echo(req: Request): Packet {
   msg.answers = [{ name: req.name, type: 'A', class: 'IN', ttl: 5, data: '10.0.0.1' }];
   const seen = [req.name, req.type, req.class, ...options.map((o) => `${o.code}=${o.data.toString('hex')}`)];
   msg.additionals = [{ name: 'seen.test', type: 'TXT', class: 'IN', ttl: 0, data: seen }];
+  if (req.hasEdns) msg.additionals.push({ name: 'edns.test', type: 'TXT', class: 'IN', ttl: 0, data: [String(req.udpSize)] });
   if (req.hasEdns) msg.additionals.push(replyOpt(req, { options }));
   return msg;
 }
@@ -378,6 +380,8 @@ test('TestRewriteEDNS0Local: local and nsid options are set, appended or replace
       // The query has no OPT record; rewrite adds one with UDP size 4096.
       const reply = await query({ port: server.port() }, 'example.com', 'A');
       assert.deepEqual(seen(reply).slice(3), want, args);
+      const udpSize = reply.additionals?.find((rr) => rr.name === 'edns.test');
+      assert.deepEqual((dataOf(udpSize!) as Buffer[]).map(String), ['4096'], args);
       // The OPT record rewrite added is not shown to a client that sent none (RFC 6891 §7).
       assert.equal(reply.additionals?.some((rr) => rr.type === 'OPT'), false, args);
     }),
