@@ -59,9 +59,11 @@ export class Rewrite implements Handler {
         return written;
       },
       async (error: unknown) => {
-        const rcode = this.failed(req, reverter, error);
-        await reverter.pending;
-        return rcode;
+        try {
+          this.failed(req, reverter, error);
+        } finally {
+          await reverter.pending;
+        }
       },
     );
   }

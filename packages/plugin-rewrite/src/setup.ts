@@ -13,14 +13,13 @@
  * the line. Errors keep CoreDNS's words and name the offending token's position.
  */
 import { classNumber, errorAt, goRegExp, regExpGroups, typeNumber } from '@foghorn/core';
-import type { Controller, Token } from '@foghorn/core';
+import type { Controller, Request, Token } from '@foghorn/core';
 import { Rewrite } from './handler.js';
 import type { QueryEdit } from './query.js';
 import { NameResponseRule, RegexRewriter, ValueResponseRule } from './response.js';
 import type { ResponseRule } from './response.js';
 import { clientAddressBytes, ClassRule, CnameRule, EDNS0_NSID, NameMatcher, NameRule, OptionRule, RcodeRule, SubnetRule, suffixAutoRules, TtlRule, TypeRule } from './rules.js';
 import type { EdnsAction, MatchType, Mode, OptionData, Rule } from './rules.js';
-import type { Request } from '@foghorn/core';
 
 /** CoreDNS refuses longer patterns so a hostile Corefile cannot make regex compilation eat memory. */
 const maxRegexpLen = 10000;
@@ -39,7 +38,7 @@ const rcodeNames: ReadonlyMap<string, number> = new Map([
 class RuleTokens {
   constructor(
     /** Where an error points when the rule has no argument to blame: the token before the arguments. */
-    readonly directive: Token,
+    readonly fallback: Token,
     readonly args: readonly Token[],
   ) {}
 
@@ -47,9 +46,9 @@ class RuleTokens {
     return this.args[i]?.text ?? '';
   }
 
-  /** An error at argument `i`, or at the directive when there is no such argument. */
+  /** An error at argument `i`, or at the last argument, or at the fallback when there is none. */
   fail(message: string, i = 0): Error {
-    return errorAt(this.args[i] ?? this.args[this.args.length - 1] ?? this.directive, message);
+    return errorAt(this.args[i] ?? this.args[this.args.length - 1] ?? this.fallback, message);
   }
 }
 
@@ -175,7 +174,7 @@ function newNameRule(mode: Mode, t: RuleTokens): Rule {
   switch (matchType) {
     case 'exact':
       // CoreDNS compiles an exact rule's TO as a pattern too, so a TO no regex can be is refused.
-      validRegex(new RuleTokens(t.directive, [t.args[fromAt + 1]!]), 0, from);
+      validRegex(new RuleTokens(t.fallback, [t.args[fromAt + 1]!]), 0, from);
       return new NameRule(mode, 'exact', from, to, true, answers);
     case 'prefix':
     case 'substring':
@@ -365,7 +364,7 @@ function newEdns0Rule(mode: Mode, t: RuleTokens): Rule {
     return new SubnetRule(mode, 'unset', 0, 0, false);
   }
   const revert = t.args.length > 2 && t.text(t.args.length - 1) === 'revert';
-  const args = revert ? new RuleTokens(t.directive, t.args.slice(0, -1)) : t;
+  const args = revert ? new RuleTokens(t.fallback, t.args.slice(0, -1)) : t;
   const n = args.args.length;
   switch (kind) {
     case 'local': {
