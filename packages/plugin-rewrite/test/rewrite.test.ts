@@ -460,3 +460,46 @@ test('several queries on one TCP connection are each rewritten and reverted', as
     assert.equal(seen(reply)[0], toName);
   }
 });
+
+test('TestValueResponseReverter: answer name and answer value map names and values of every record type back', async (t) => {
+  let answers: Answer[] = [];
+  let extra: Answer[] = [];
+  const fixed = source((req) => ({ ...replyTo(req), answers, additionals: extra }), true);
+  const rule = 'name regex (.*)\\.domain\\.uk {1}.cluster.local answer name (.*)\\.cluster\\.local {1}.domain.uk answer value (.*)\\.cluster\\.local {1}.domain.uk';
+  const ns1 = (name: string): Answer => ({ name, type: 'A', ttl: 5, data: '10.0.0.1' });
+  // CoreDNS's valueTests rows with reverting on: the record, the additional record, the value and the additional name the client sees.
+  const rows: [RecordType, Answer, Answer, unknown, string][] = [
+    ['SRV', { name: 'my.cluster.local', type: 'SRV', ttl: 5, data: { priority: 0, weight: 100, port: 100, target: 'srv1.my.cluster.local' } }, ns1('srv1.my.cluster.local'), { priority: 0, weight: 100, port: 100, target: 'srv1.my.domain.uk' }, 'srv1.my.domain.uk'],
+    [ANY, { name: 'my.cluster.local', type: 'CNAME', ttl: 3600, data: 'cname.cluster.local' }, ns1('cname.cluster.local'), 'cname.domain.uk', 'cname.domain.uk'],
+    [ANY, { name: 'my.cluster.local', type: 'DNAME', ttl: 3600, data: 'dname.cluster.local' }, ns1('dname.cluster.local'), 'dname.domain.uk', 'dname.domain.uk'],
+    ['MX', { name: 'my.cluster.local', type: 'MX', ttl: 3600, data: { preference: 1, exchange: 'mx1.cluster.local' } }, ns1('mx1.cluster.local'), { preference: 1, exchange: 'mx1.domain.uk' }, 'mx1.domain.uk'],
+    [ANY, { name: 'my.cluster.local', type: 'NS', ttl: 3600, data: 'ns1.cluster.local' }, ns1('ns1.cluster.local'), 'ns1.domain.uk', 'ns1.domain.uk'],
+    [
+      'SOA',
+      { name: 'my.cluster.local', type: 'SOA', ttl: 1800, data: { mname: 'ns1.cluster.local', rname: 'admin.cluster.local', serial: 1502165581, refresh: 14400, retry: 3600, expire: 604800, minimum: 14400 } },
+      ns1('ns1.cluster.local'),
+      { mname: 'ns1.domain.uk', rname: 'admin.cluster.local', serial: 1502165581, refresh: 14400, retry: 3600, expire: 604800, minimum: 14400 },
+      'ns1.domain.uk',
+    ],
+    [
+      'NAPTR',
+      { name: 'my.cluster.local', type: 'NAPTR', ttl: 100, data: { order: 100, preference: 10, flags: 'S', services: 'SIP+D2U', regexp: '!^.*$!sip:customer-service@example.com!', replacement: '_sip._udp.cluster.local' } },
+      ns1('ns1.cluster.local'),
+      { order: 100, preference: 10, flags: 'S', services: 'SIP+D2U', regexp: '!^.*$!sip:customer-service@example.com!', replacement: '_sip._udp.domain.uk' },
+      'ns1.domain.uk',
+    ],
+  ];
+  for (const mode of ['stop', 'continue']) {
+    const server = await serve(t, `rewrite ${mode} ${rule}`, [rewrite, fixed]);
+    for (const [type, answer, additional, value, additionalName] of rows) {
+      answers = [answer];
+      extra = [additional];
+      const reply = await query({ port: server.port() }, 'my.domain.uk', type);
+      assert.deepEqual(reply.questions, [{ name: 'my.domain.uk', type, class: 'IN' }]);
+      assert.equal(reply.answers?.[0]?.name, 'my.domain.uk', `${mode} ${answer.type}`);
+      assert.equal(reply.answers?.[0]?.type, answer.type);
+      assert.deepEqual(dataOf(reply.answers![0]!), value, `${mode} ${answer.type} value`);
+      assert.equal(reply.additionals?.[0]?.name, additionalName, `${mode} ${answer.type} additional`);
+    }
+  }
+});
