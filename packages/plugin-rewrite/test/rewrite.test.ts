@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer, Packet, RecordType } from 'dns-packet';
-import { Flags, Rcode, replyOpt, replyTo } from '@foghorn/core';
+import { Flags, parseRR, Rcode, replyOpt, replyTo } from '@foghorn/core';
 import type { EdnsOption, PluginDefinition, Request } from '@foghorn/core';
 import { decodeReply, directivesOf, query, rcodeOf, startServer, tcpExchange, testPlugin, udpExchange } from '@foghorn/testkit';
 import type { Reply, TestServer } from '@foghorn/testkit';
@@ -502,4 +502,83 @@ test('TestValueResponseReverter: answer name and answer value map names and valu
       assert.equal(reply.additionals?.[0]?.name, additionalName, `${mode} ${answer.type} additional`);
     }
   }
+});
+
+test('TestCNameTargetRewrite: exact, prefix, suffix, substring and regex targets, chains and truncated lookups', async (t) => {
+  const rr = (lines: string[]): Answer[] => lines.map((line) => parseRR(line));
+  /** What the plugin after rewrite answers: the original replies and CoreDNS's MockedUpstream lookups. */
+  const zone = new Map<string, { answers: Answer[]; truncated?: boolean }>([
+    ['abc.example.com.|A', { answers: rr(['abc.example.com. 5 IN CNAME def.example.com.', 'def.example.com. 5 IN A 1.2.3.4']) }],
+    ['abc.example.com.|AAAA', { answers: rr(['abc.example.com. 5 IN CNAME def.example.com.', 'def.example.com. 5 IN AAAA 2a01:7e00::f03c:91ff:fe79:234c']) }],
+    ['chat.openai.com.|A', { answers: rr(['chat.openai.com. 20 IN CNAME chat.openai.com.cdn.cloudflare.net.', 'chat.openai.com.cdn.cloudflare.net. 30 IN A 23.2.1.2', 'chat.openai.com.cdn.cloudflare.net. 30 IN A 24.6.0.8']) }],
+    ['coredns.io.|A', { answers: rr(['coredns.io. 100 IN CNAME www.hosting.uvw.', 'www.hosting.uvw. 200 IN A 7.2.3.4']) }],
+    ['core.dns.rocks.|A', { answers: rr(['core.dns.rocks. 200 IN CNAME abcd.efgh.pqrst.', 'abcd.efgh.pqrst. 100 IN A 200.30.45.67']) }],
+    ['order.service.eu.|A', { answers: rr(['order.service.eu. 200 IN CNAME orders.web.eu.site.', 'orders.web.eu.site. 50 IN A 10.10.15.1']) }],
+    ['music.spotify.com.|A', { answers: rr(['music.spotify.com. 200 IN CNAME music.truncated.spotify.com.']) }],
+    [
+      'cname-chain.org.|A',
+      { answers: rr(['cname-chain.org. 200 IN CNAME intermediate-1.com', 'intermediate-1.com 200 IN CNAME intermediate-2.prod.', 'intermediate-2.prod. 200 IN CNAME final.prod.net.', 'final.prod.net. 120 IN A 1.2.3.4']) },
+    ],
+    // CoreDNS's MockedUpstream.
+    ['xyz.example.com.|A', { answers: rr(['xyz.example.com. 3600 IN A 3.4.5.6']) }],
+    ['xyz.example.com.|AAAA', { answers: rr(['xyz.example.com. 3600 IN AAAA 3a01:7e00::f03c:91ff:fe79:234c']) }],
+    ['bard.google.com.cdn.cloudflare.net.|A', { answers: rr(['bard.google.com.cdn.cloudflare.net. 1800 IN A 9.7.2.1']) }],
+    ['www.hosting.xyz.|A', { answers: rr(['www.hosting.xyz. 500 IN A 20.30.40.50']) }],
+    ['abcd.zzzz.www.pqrst.|A', { answers: rr(['abcd.zzzz.www.pqrst. 120 IN A 101.20.5.1', 'abcd.zzzz.www.pqrst. 120 IN A 101.20.5.2']) }],
+    ['orders.webapp.eu.org.|A', { answers: rr(['orders.webapp.eu.org. 120 IN A 20.0.0.9']) }],
+    ['music.truncated.spotify.com.|A', { answers: rr(['music.truncated.spotify.com. 120 IN A 10.1.0.9']), truncated: true }],
+    ['intermediate-2.staging.|A', { answers: rr(['intermediate-2.staging. 200 IN CNAME final.staging.net.', 'final.staging.net. 120 IN A 5.6.7.8']) }],
+  ]);
+  const mocked = source((req) => {
+    const entry = zone.get(`${req.qname}|${req.type}`);
+    const msg = replyTo(req);
+    msg.flags |= Flags.AA | (entry?.truncated ? Flags.TC : 0);
+    msg.answers = entry?.answers ?? [];
+    return msg;
+  }, true);
+  const rules = [
+    'rewrite continue cname exact def.example.com xyz.example.com',
+    'rewrite continue cname prefix chat.openai.com bard.google.com',
+    'rewrite continue cname suffix uvw. xyz.',
+    'rewrite continue cname substring efgh zzzz.www',
+    'rewrite continue cname regex (.*)\\.web\\.(.*)\\.site\\. {1}.webapp.{2}.org.',
+    'rewrite continue cname exact music.truncated.spotify.com. music.truncated.spotify.com.',
+    'rewrite continue cname suffix prod. staging.',
+  ].join('\n ');
+  const server = await serve(t, rules, [rewrite, mocked]);
+  const rows: [string, RecordType, string[], boolean][] = [
+    ['abc.example.com', 'A', ['abc.example.com. 5 IN CNAME xyz.example.com.', 'xyz.example.com. 3600 IN A 3.4.5.6'], false],
+    ['abc.example.com', 'AAAA', ['abc.example.com. 5 IN CNAME xyz.example.com.', 'xyz.example.com. 3600 IN AAAA 3a01:7e00::f03c:91ff:fe79:234c'], false],
+    ['chat.openai.com', 'A', ['chat.openai.com. 20 IN CNAME bard.google.com.cdn.cloudflare.net.', 'bard.google.com.cdn.cloudflare.net. 1800 IN A 9.7.2.1'], false],
+    ['coredns.io', 'A', ['coredns.io. 100 IN CNAME www.hosting.xyz.', 'www.hosting.xyz. 500 IN A 20.30.40.50'], false],
+    ['core.dns.rocks', 'A', ['core.dns.rocks. 200 IN CNAME abcd.zzzz.www.pqrst.', 'abcd.zzzz.www.pqrst. 120 IN A 101.20.5.1', 'abcd.zzzz.www.pqrst. 120 IN A 101.20.5.2'], false],
+    ['order.service.eu', 'A', ['order.service.eu. 200 IN CNAME orders.webapp.eu.org.', 'orders.webapp.eu.org. 120 IN A 20.0.0.9'], false],
+    ['music.spotify.com', 'A', ['music.spotify.com. 200 IN CNAME music.truncated.spotify.com.', 'music.truncated.spotify.com. 120 IN A 10.1.0.9'], true],
+    [
+      'cname-chain.org',
+      'A',
+      ['cname-chain.org. 200 IN CNAME intermediate-1.com', 'intermediate-1.com 200 IN CNAME intermediate-2.staging.', 'intermediate-2.staging. 200 IN CNAME final.staging.net.', 'final.staging.net. 120 IN A 5.6.7.8'],
+      false,
+    ],
+  ];
+  for (const [name, type, expected, truncated] of rows) {
+    // Over TCP, so a truncated reply is not cut by the UDP size.
+    const reply = await query({ port: server.port() }, name, type, { transport: 'tcp' });
+    const shown = (reply.answers ?? []).map((a) => [a.name, a.type, dataOf(a), (a as { ttl?: number }).ttl]);
+    const want = rr(expected).map((a) => [a.name, a.type, dataOf(a), (a as { ttl?: number }).ttl]);
+    assert.deepEqual(shown, want, `${name} ${type}`);
+    assert.equal(reply.flag_tc, truncated, `${name} ${type} truncated`);
+  }
+});
+
+test('TestCNAMETargetRewrite_upstreamFailurePaths: a lookup that gets no reply keeps the CNAME as it was', async (t) => {
+  // The lookup of good.target. gets SERVFAIL returned without a reply (CoreDNS's nil message).
+  const server = await serve(t, 'rewrite cname exact bad.target. good.target.', [
+    rewrite,
+    source((req) => (req.qname === 'bad.test.' ? { ...replyTo(req), answers: [parseRR('bad.test. 60 IN CNAME bad.target.')] } : Rcode.SERVFAIL)),
+  ]);
+  const reply = await query({ port: server.port() }, 'bad.test', 'A');
+  assert.equal(rcodeOf(reply), 'NOERROR');
+  assert.deepEqual(reply.answers?.map((a) => [a.name, dataOf(a)]), [['bad.test', 'bad.target']]);
+  assert.ok(server.lines.some((line) => line.includes('upstream lookup returned nil')), server.lines.join('\n'));
 });
