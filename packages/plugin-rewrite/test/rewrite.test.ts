@@ -17,6 +17,7 @@ import cache from '@foghorn/plugin-cache';
 import errors from '@foghorn/plugin-errors';
 import forward from '@foghorn/plugin-forward';
 import bind from '@foghorn/plugin-bind';
+import template from '@foghorn/plugin-template';
 
 type Answerer = (req: Request) => Packet | number;
 
@@ -581,4 +582,30 @@ test('TestCNAMETargetRewrite_upstreamFailurePaths: a lookup that gets no reply k
   assert.equal(rcodeOf(reply), 'NOERROR');
   assert.deepEqual(reply.answers?.map((a) => [a.name, dataOf(a)]), [['bad.test', 'bad.target']]);
   assert.ok(server.lines.some((line) => line.includes('upstream lookup returned nil')), server.lines.join('\n'));
+});
+
+test('rewrite in front of template: the template answers the rewritten name, the client sees its own', async (t) => {
+  const body = [
+    'rewrite name exact foo.example.com foo.default.svc.cluster.local',
+    ' rewrite name suffix .corp.example .default.svc.cluster.local answer auto',
+    ' template IN A cluster.local {',
+    '  answer "{{ .Name }} 60 IN A 10.1.2.3"',
+    '  answer "{{ .Name }} 60 IN CNAME alias.{{ .Name }}"',
+    ' }',
+  ].join('\n');
+  const server = await serve(t, body, [rewrite, template]);
+  for (const [name, transport] of [['foo.example.com', 'udp'], ['bar.corp.example', 'tcp']] as const) {
+    const reply = await query({ port: server.port() }, name, 'A', { transport });
+    assert.deepEqual(reply.questions, [{ name, type: 'A', class: 'IN' }]);
+    assert.deepEqual(
+      reply.answers?.map((a) => [a.name, a.type, dataOf(a)]),
+      [
+        [name, 'A', '10.1.2.3'],
+        // The CNAME's target is below the rewritten name, so it is mapped back too.
+        [name, 'CNAME', `alias.${name}`],
+      ],
+      name,
+    );
+    assert.equal(reply.flag_aa, true);
+  }
 });
