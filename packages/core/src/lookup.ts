@@ -8,6 +8,7 @@ import * as types from 'dns-packet/types.js';
 import { nextOrFailure } from './plugin.js';
 import type { Handler } from './plugin.js';
 import { Request } from './request.js';
+import { Flags } from './response.js';
 import type { ResponseWriter } from './response.js';
 
 /**
@@ -22,7 +23,7 @@ export async function lookupVia(next: Handler | null, caller: string, from: Requ
   const wire = dnsPacket.encode({
     type: 'query',
     id: from.id,
-    flags: 0x0100,
+    flags: Flags.RD,
     // dns-packet's own name for the type (`UNKNOWN_65534`) is the one it can encode back.
     questions: [{ name, type: types.toString(qtype) as never, class: 'IN' }],
   });
