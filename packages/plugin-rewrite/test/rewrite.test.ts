@@ -609,3 +609,49 @@ test('rewrite in front of template: the template answers the rewritten name, the
     assert.equal(reply.flag_aa, true);
   }
 });
+
+test('name_test.go: prefix, suffix, exact and regex rules with and without answer auto', async (t) => {
+  // The rule, the question, the name the next plugin sees, and the owner name the client gets.
+  const rows: [string, string, string, string][] = [
+    // TestRewriteNamePrefixSuffix and TestRewriteNamePrefixSuffixNoAutoAnswer.
+    ['prefix foo bar', 'foo.example.com', 'bar.example.com.', 'bar.example.com'],
+    ['prefix foo. bar.', 'foo.example.com', 'bar.example.com.', 'bar.example.com'],
+    ['suffix com org', 'foo.example.com', 'foo.example.org.', 'foo.example.org'],
+    ['suffix .com .org', 'foo.example.com', 'foo.example.org.', 'foo.example.org'],
+    ['suffix .ingress.coredns.rocks nginx.coredns.rocks', 'coredns.ingress.coredns.rocks', 'corednsnginx.coredns.rocks.', 'corednsnginx.coredns.rocks'],
+    // TestRewriteNameNoRewrite.
+    ['prefix foo bar', 'coredns.foo', 'coredns.foo.', 'coredns.foo'],
+    ['prefix foo bar.', 'coredns.foo', 'coredns.foo.', 'coredns.foo'],
+    ['suffix com org', 'com.coredns', 'com.coredns.', 'com.coredns'],
+    ['substring service svc', 'com.coredns', 'com.coredns.', 'com.coredns'],
+    // TestRewriteNamePrefixSuffixAutoAnswer.
+    ['prefix foo bar answer auto', 'foo.example.com', 'bar.example.com.', 'foo.example.com'],
+    ['prefix foo. bar. answer auto', 'foo.example.com', 'bar.example.com.', 'foo.example.com'],
+    ['suffix com org answer auto', 'foo.example.com', 'foo.example.org.', 'foo.example.com'],
+    ['suffix .com .org answer auto', 'foo.example.com', 'foo.example.org.', 'foo.example.com'],
+    ['suffix .ingress.coredns.rocks nginx.coredns.rocks answer auto', 'coredns.ingress.coredns.rocks', 'corednsnginx.coredns.rocks.', 'coredns.ingress.coredns.rocks'],
+    // TestRewriteNameExactAnswer.
+    ['exact coredns.rocks service.consul answer auto', 'coredns.rocks', 'service.consul.', 'coredns.rocks'],
+    ['exact coredns.rocks. service.consul. answer auto', 'coredns.rocks', 'service.consul.', 'coredns.rocks'],
+    ['exact coredns.rocks service.consul', 'coredns.rocks', 'service.consul.', 'coredns.rocks'],
+    ['exact coredns.org. service.consul.', 'coredns.rocks', 'coredns.rocks.', 'coredns.rocks'],
+    // TestRewriteNameRegexAnswer.
+    ['regex (.*).coredns.rocks {1}.coredns.maps answer auto', 'foo.coredns.rocks', 'foo.coredns.maps.', 'foo.coredns.rocks'],
+    ['regex (.*).coredns.rocks {1}.coredns.maps', 'foo.coredns.rocks', 'foo.coredns.maps.', 'foo.coredns.maps'],
+  ];
+  await Promise.all(
+    rows.map(async ([rule, question, next, owner]) => {
+      const server = await serve(t, `rewrite stop name ${rule}`, plain);
+      const reply = await query({ port: server.port() }, question, 'A');
+      assert.equal(seen(reply)[0], next, `${rule}: the next plugin's question`);
+      assert.equal(reply.answers?.[0]?.name, owner, `${rule}: the answer's owner`);
+      assert.deepEqual(reply.questions, [{ name: question, type: 'A', class: 'IN' }]);
+    }),
+  );
+});
+
+test('TestRewriteIllegalName: an exact rule to example..org. answers SERVFAIL', async (t) => {
+  const server = await serve(t, 'rewrite name example.org. example..org.', plain);
+  const reply = await query({ port: server.port() }, 'example.org', 'A');
+  assert.equal(rcodeOf(reply), 'SERVFAIL');
+});
