@@ -16,7 +16,7 @@ export type { Families } from './answers.js';
 export { ManifestsSource, parseManifests } from './manifests.js';
 export { SmoothWeightedRoundRobin } from './swrr.js';
 export { isPermittedAddress, dashedHostname, reverseName } from './addresses.js';
-export type { KubeObject, ObjectSink } from './kube/types.js';
+export type { KubeObject, ObjectSink } from '@foghorn/kube';
 
 export default definePlugin({ name: 'lighthouse', setup });
 export { watchedResourceSpecs } from './kube-source.js';

@@ -1,11 +1,12 @@
 /**
- * The Kubernetes source: one watch per resource through the kube layer (src/kube/), which is
- * imported on startup only, so a Corefile without a Kubernetes-backed lighthouse never loads
+ * The Kubernetes source: one informer per resource from @foghorn/kube's shared registry, so
+ * blocks (and plugins) on the same connection share each list+watch. The client library loads
+ * only when a source starts, so a Corefile without a Kubernetes-backed lighthouse never loads
  * @kubernetes/client-node.
  */
 import type { Logger } from '@foghorn/core';
-import type { StartWatchOptions } from './kube/index.js';
-import type { KubeConnection, ObjectSink, ResourceSpec, Watch } from './kube/types.js';
+import { InformerRegistry } from '@foghorn/kube';
+import type { InformerLease, KubeConnection, ObjectSink, ResourceSpec, StartWatchOptions } from '@foghorn/kube';
 import type { Source } from './source.js';
 import { managedBySelector } from './store.js';
 import type { ResourceName, ServiceStore } from './store.js';
@@ -45,41 +46,45 @@ export function watchedResources(store: ServiceStore): [ResourceName, ResourceSp
 }
 
 export class KubeSource implements Source {
-  private watches: [ResourceName, Watch][] = [];
+  private leases: [ResourceName, InformerLease][] = [];
 
   constructor(
     readonly store: ServiceStore,
     private readonly connection: KubeConnection,
     private readonly log: Logger,
+    private readonly informers: InformerRegistry = new InformerRegistry(),
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly watchOptions: WatchOptions = {},
   ) {}
 
   get synced(): boolean {
-    if (this.watches.length === 0) return false;
-    for (const [, watch] of this.watches) if (!watch.synced) return false;
+    if (this.leases.length === 0) return false;
+    for (const [, lease] of this.leases) if (!lease.synced) return false;
     return true;
   }
 
   restarts(): Partial<Record<ResourceName, number>> {
     const out: Partial<Record<ResourceName, number>> = {};
-    for (const [resource, watch] of this.watches) out[resource] = (out[resource] ?? 0) + watch.restarts;
+    for (const [resource, lease] of this.leases) out[resource] = (out[resource] ?? 0) + lease.restarts;
     return out;
   }
 
   async start(): Promise<void> {
-    // Loaded here, not at module load: only a Kubernetes-backed block pulls in the client library.
-    const kube = await import('./kube/index.js');
-    const connection = await kube.resolveConnection(this.connection, this.env);
+    const connection = await this.informers.connect(this.connection, { env: this.env });
     this.log.info(`watching ${connection.server} (${connection.source})`);
-    for (const [resource, spec, sink] of watchedResources(this.store)) {
-      this.watches.push([resource, await kube.startWatch(connection, spec, sink, { ...this.watchOptions, logger: this.log, env: this.env })]);
+    try {
+      for (const [resource, spec, sink] of watchedResources(this.store)) {
+        this.leases.push([resource, await this.informers.acquire(this.connection, spec, sink, { ...this.watchOptions, logger: this.log, env: this.env })]);
+      }
+    } catch (error) {
+      await this.stop();
+      throw error;
     }
   }
 
   async stop(): Promise<void> {
-    const watches = this.watches;
-    this.watches = [];
-    await Promise.all(watches.map(([, watch]) => watch.stop()));
+    const leases = this.leases;
+    this.leases = [];
+    await Promise.all(leases.map(([, lease]) => lease.release()));
   }
 }

@@ -12,7 +12,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Logger } from '@foghorn/core';
-import type { KubeObject } from './kube/types.js';
+import type { KubeObject } from '@foghorn/kube';
 import type { Source } from './source.js';
 import type { ResourceName, ServiceStore } from './store.js';
 

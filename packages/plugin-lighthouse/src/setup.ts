@@ -7,11 +7,12 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { normalizeZone, reverseZones } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
+import { informerRegistry } from '@foghorn/kube';
+import type { KubeConnection } from '@foghorn/kube';
 import { AnswerTable } from './answers.js';
 import type { Families } from './answers.js';
 import { Lighthouse } from './handler.js';
 import type { HandlerState } from './handler.js';
-import type { KubeConnection } from './kube/types.js';
 import { KubeSource } from './kube-source.js';
 import { ManifestsSource } from './manifests.js';
 import { LighthouseMetrics } from './metrics.js';
@@ -169,6 +170,8 @@ export function setup(c: Controller): void {
   const options = parseLighthouse(c);
   const zones = options.zones.length > 0 ? options.zones : c.zones;
   const shared = c.shared('@foghorn/plugin-lighthouse', () => new PluginState(c));
+  // @foghorn/kube's informers: shared with every block and plugin on the same connection.
+  const informers = informerRegistry(c);
   const outcomes = shared.metrics.outcomes(zones.join(','));
   let lease: Lease | undefined;
   const state: HandlerState = { table: null, synced: () => lease?.source.synced ?? false, zones };
@@ -179,7 +182,7 @@ export function setup(c: Controller): void {
       const store = new ServiceStore(options.clusterId);
       return options.source.kind === 'manifests'
         ? new ManifestsSource(resolve(options.source.dir), store, c.log)
-        : new KubeSource(store, options.source.connection, c.log);
+        : new KubeSource(store, options.source.connection, c.log, informers);
     };
     lease = await shared.sources.acquire(sourceKey(options), create, c.log);
     const table = new AnswerTable(lease.source.store, {

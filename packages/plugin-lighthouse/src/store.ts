@@ -11,8 +11,8 @@
  * the store holds a few hundred bytes per slice rather than the parsed JSON. Strings repeated
  * across objects (cluster ids, port lists) are shared.
  */
+import type { KubeObject, ObjectSink } from '@foghorn/kube';
 import { dashedHostname, isPermittedAddress } from './addresses.js';
-import type { KubeObject, ObjectSink } from './kube/types.js';
 import { SmoothWeightedRoundRobin } from './swrr.js';
 
 /** Label the agent puts on every slice it writes; the EndpointSlice watch selects on it. */

@@ -24,7 +24,7 @@ import type { KubeObject, ObjectSink, ResourceSpec, Watch } from './types.js';
 
 /** Tuning for {@link Informer}; every field has a production default. */
 export interface InformerOptions {
-  /** The plugin's logger (`c.log`), so lines read `[WARNING] plugin/lighthouse: ...`. */
+  /** The plugin's logger (`c.log`), so lines read `[WARNING] plugin/NAME: ...`. */
   readonly logger: Logger;
   /** First retry delay after a failure, ms. Default 1000. */
   readonly backoffInitialMs?: number;
@@ -207,6 +207,7 @@ export class Informer implements Watch {
     for (;;) {
       const query = new URLSearchParams();
       if (this.resource.labelSelector !== undefined) query.set('labelSelector', this.resource.labelSelector);
+      if (this.resource.fieldSelector !== undefined) query.set('fieldSelector', this.resource.fieldSelector);
       query.set('limit', String(this.options.listPageSize ?? defaultListPageSize));
       if (token !== undefined) query.set('continue', token);
       const pending = getJson(this.config, this.path, query, this.options.watchdogMs ?? defaultListIdleMs);
@@ -320,6 +321,7 @@ export class Informer implements Watch {
         allowWatchBookmarks: true,
         timeoutSeconds,
         labelSelector: this.resource.labelSelector,
+        fieldSelector: this.resource.fieldSelector,
       };
       const onEvent = (type: string, object: unknown): void => {
         if (finished || this.stopped) return;

@@ -8,10 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
+import { defaultServiceAccountDir, KubeConnectionError } from './types.js';
 import type { KubeConnection } from './types.js';
-
-/** Where the kubelet mounts the service account (token, ca.crt, namespace). */
-export const defaultServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** Where the connection came from, for log lines. */
 export type ConnectionSource = 'kubeconfig' | 'endpoint' | 'in-cluster' | '$KUBECONFIG';
@@ -27,11 +25,6 @@ export interface ResolvedConnection {
 export interface ResolveOptions {
   /** Service-account directory; default {@link defaultServiceAccountDir} (tests point it elsewhere). */
   readonly serviceAccountDir?: string;
-}
-
-/** Why no connection could be built; `resolveConnection` throws it so setup can report it. */
-export class KubeConnectionError extends Error {
-  readonly code = 'FOGHORN_ERR_KUBE_CONNECTION';
 }
 
 /**

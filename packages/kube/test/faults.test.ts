@@ -4,8 +4,8 @@ import type { TestContext } from 'node:test';
 import { captureLog } from '@foghorn/testkit';
 import { RecordingSink, startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
-import { startWatch } from '../src/kube/index.js';
-import type { ResourceSpec, StartWatchOptions, Watch } from '../src/kube/index.js';
+import { startWatch } from '../src/index.js';
+import type { ResourceSpec, StartWatchOptions, Watch } from '../src/index.js';
 
 const serviceImports: ResourceSpec = { group: 'multicluster.x-k8s.io', version: 'v1alpha1', plural: 'serviceimports' };
 const name = 'watch serviceimports.v1alpha1.multicluster.x-k8s.io';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { captureLog } from '@foghorn/testkit';
-import { Backoff, ThrottledLog } from '../src/kube/backoff.js';
+import { Backoff, ThrottledLog } from '../src/backoff.js';
 
 test('backoff doubles up to the cap with equal jitter, and reset starts over', () => {
   const lowest = new Backoff(100, 1000, () => 0);

@@ -5,8 +5,8 @@ import type { TestContext } from 'node:test';
 import { captureLog } from '@foghorn/testkit';
 import { makeTempDir, RecordingSink, startKubeApiServer, waitFor, writeKubeconfig, writeServiceAccount } from '@foghorn/testkit/kube';
 import type { KubeApiServer } from '@foghorn/testkit/kube';
-import { KubeConnectionError, resolveConnection, startWatch } from '../src/kube/index.js';
-import type { KubeConnection, ResourceSpec, ResolvedConnection, Watch } from '../src/kube/index.js';
+import { KubeConnectionError, resolveConnection, startWatch } from '../src/index.js';
+import type { KubeConnection, ResourceSpec, ResolvedConnection, Watch } from '../src/index.js';
 
 const serviceImports: ResourceSpec = { group: 'multicluster.x-k8s.io', version: 'v1alpha1', plural: 'serviceimports' };
 const fast = { backoffInitialMs: 10, backoffMaxMs: 80, watchTimeoutSeconds: 5, watchdogMs: 2000 } as const;

@@ -1,0 +1,56 @@
+/**
+ * `@foghorn/kube`: the Kubernetes client every Foghorn plugin shares. Importing it is cheap:
+ * @kubernetes/client-node loads on the first connection resolved, so a Corefile that never
+ * talks to a cluster never loads it.
+ *
+ * Wiring, for a plugin's setup:
+ *
+ * ```ts
+ * import { endpointSlicesResource, informerRegistry } from '@foghorn/kube';
+ * const informers = informerRegistry(c); // one per process, kept across reloads
+ * let lease: InformerLease<EndpointSlice> | undefined;
+ * c.onStartup(async () => {
+ *   // Throws KubeConnectionError when no connection is configured (a startup error);
+ *   // never throws for API server trouble: the informer retries in the background.
+ *   lease = await informers.acquire({ endpoint }, endpointSlicesResource(), subscriber, { logger: c.log });
+ * });
+ * c.reportReadiness(() => lease?.synced ?? false);
+ * c.onShutdown(() => lease?.release());
+ * ```
+ *
+ * - `resolveConnection(connection, env, { serviceAccountDir? })`: `kubeconfig PATH [CONTEXT]`
+ *   (with `endpoint URL` too: the kubeconfig's credentials against that server), else
+ *   `endpoint URL` alone (no credentials), else the pod's service account
+ *   (`/var/run/secrets/kubernetes.io/serviceaccount` + `KUBERNETES_SERVICE_HOST/PORT`), else
+ *   `$KUBECONFIG`, else a {@link KubeConnectionError}.
+ * - `startWatch(connection, resource, sink, options)`: one unshared informer. The sink gets
+ *   `replace(all)` after every (re)list, then `upsert`/`remove` per event, in order,
+ *   synchronously. While the API server is away the sink keeps the last known state. Failures
+ *   are logged through `options.logger` at most once per `logIntervalMs` per watch.
+ *   `resource.optional`: a 404 delivers `replace([])`, counts as synced, and is checked again
+ *   every `backoffMaxMs`.
+ * - `InformerRegistry.acquire(...)`: the same informer, shared by everyone asking for the same
+ *   connection, resource and selectors, and reference-counted.
+ * @module
+ */
+export { defaultServiceAccountDir, KubeConnectionError } from './types.js';
+export type { KubeConnection, KubeObject, ObjectMeta, ObjectSink, ResourceSpec, Watch } from './types.js';
+export { resolveConnection, startWatch } from './watch.js';
+export type { StartWatchOptions } from './watch.js';
+export type { ConnectionSource, ResolvedConnection, ResolveOptions } from './connection.js';
+export type { InformerOptions } from './informer.js';
+export { connectionKey, informerKey, InformerRegistry, informerRegistry, registryKey } from './registry.js';
+export type { AcquireOptions, InformerInfo, InformerLease, InformerSubscriber } from './registry.js';
+export {
+  endpointSlicesResource,
+  headlessLabel,
+  joinSelectors,
+  managedByLabel,
+  namespacesResource,
+  objectKey,
+  podsResource,
+  serviceImportsResource,
+  serviceNameLabel,
+  servicesResource,
+} from './resources.js';
+export type { Endpoint, EndpointPort, EndpointSlice, Namespace, ObjectReference, Pod, Selectors, Service, ServiceImport, ServicePort } from './resources.js';

@@ -1,0 +1,298 @@
+/**
+ * One list+watch per resource per process. An informer's identity is (connection, group,
+ * version, plural, namespace, label selector, field selector, optional); every plugin and
+ * server block that asks for the same identity shares one watch and one store. Informers are
+ * reference-counted: acquire in `onStartup`, release in `onShutdown`. A reload runs the new
+ * configuration's startup before the old one's shutdown, so an informer both keep is never
+ * stopped and never relisted.
+ *
+ * Keep the registry in core's `shared` state ({@link informerRegistry}): it then lives as long
+ * as the server, across reloads, and every plugin of that server finds the same one.
+ */
+import path from 'node:path';
+import type { Logger } from '@foghorn/core';
+import type { ResolvedConnection } from './connection.js';
+import { objectKey } from './resources.js';
+import type { KubeConnection, KubeObject, ObjectSink, ResourceSpec, Watch } from './types.js';
+import { resolveConnection, startWatch } from './watch.js';
+import type { StartWatchOptions } from './watch.js';
+
+/**
+ * Receives one informer's state, synchronously and in event order. The objects are shared with
+ * every other subscriber: read them, never change them.
+ */
+export interface InformerSubscriber<T extends KubeObject = KubeObject> {
+  /**
+   * The complete current state: at subscription when the informer has already listed, and
+   * after every (re)list (first sync, 410 Gone, API server restart). Replaces everything seen before.
+   */
+  replace(items: readonly T[]): void;
+  /** An object was added (`previous` undefined) or modified (`previous` is the version it replaces). */
+  upsert(item: T, previous: T | undefined): void;
+  /** An object was deleted (or left the selector). */
+  remove(item: T): void;
+  /** Called once, right after the first `replace` this subscriber gets. */
+  synced?(): void;
+}
+
+/** A reference to a shared informer, held by one user (a plugin in one configuration). */
+export interface InformerLease<T extends KubeObject = KubeObject> {
+  /** The informer's identity; equal keys mean one shared list+watch. */
+  readonly key: string;
+  readonly resource: ResourceSpec<T>;
+  /** True once the first complete list arrived (an optional resource the server lacks counts as an empty list). */
+  readonly synced: boolean;
+  /** Restarts of the list+watch (errors, 410 relists) since this lease was acquired. */
+  readonly restarts: number;
+  /** The shared store: `namespace/name` (`/name` when cluster-scoped) → current object. */
+  readonly objects: ReadonlyMap<string, T>;
+  /** The object `namespace/name`, or undefined. Pass `''` as namespace for cluster-scoped objects. */
+  get(namespace: string, name: string): T | undefined;
+  /** Unsubscribes and drops the reference; the last release stops the watch. Idempotent. */
+  release(): Promise<void>;
+}
+
+/** Options of {@link InformerRegistry.acquire}; the first acquirer's options start the informer. */
+export interface AcquireOptions extends StartWatchOptions {
+  /** The plugin's logger (`c.log`); the informer logs through the first acquirer's logger. */
+  readonly logger: Logger;
+}
+
+/**
+ * The identity of a connection: what the Corefile names, made absolute, plus what the implicit
+ * sources (service account, $KUBECONFIG) read from the environment.
+ */
+export function connectionKey(connection: KubeConnection, env: NodeJS.ProcessEnv = process.env, serviceAccountDir?: string): string {
+  const explicit = connection.kubeconfig !== undefined || connection.endpoint !== undefined;
+  return JSON.stringify([
+    connection.kubeconfig !== undefined ? path.resolve(connection.kubeconfig) : null,
+    connection.context ?? null,
+    connection.endpoint?.replace(/\/+$/, '') ?? null,
+    explicit ? null : [env['KUBERNETES_SERVICE_HOST'] ?? null, env['KUBERNETES_SERVICE_PORT'] ?? null, serviceAccountDir ?? null, env['KUBECONFIG'] ?? null],
+  ]);
+}
+
+/** The identity of an informer: its connection's and its resource's. */
+export function informerKey(connectionId: string, resource: ResourceSpec): string {
+  const { group, version, plural, namespace, labelSelector, fieldSelector, optional } = resource;
+  return JSON.stringify([connectionId, group, version, plural, namespace ?? null, labelSelector ?? null, fieldSelector ?? null, optional === true]);
+}
+
+/** What one informer looks like from outside, for tests and debugging. */
+export interface InformerInfo {
+  readonly key: string;
+  readonly resource: ResourceSpec;
+  readonly users: number;
+  readonly subscribers: number;
+  readonly synced: boolean;
+  readonly objects: number;
+}
+
+/** One list+watch, its store, and the subscribers it fans out to. */
+class SharedInformer implements ObjectSink {
+  readonly objects = new Map<string, KubeObject>();
+  readonly subscribers = new Set<InformerSubscriber>();
+  /** Subscribers still waiting for their first replace, to be told `synced()` after it. */
+  private readonly unsynced = new Set<InformerSubscriber>();
+  users = 0;
+  synced = false;
+  watch: Watch | undefined;
+  started: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly key: string,
+    readonly connectionId: string,
+    readonly resource: ResourceSpec,
+  ) {}
+
+  get restarts(): number {
+    return this.watch?.restarts ?? 0;
+  }
+
+  subscribe(subscriber: InformerSubscriber): void {
+    this.subscribers.add(subscriber);
+    if (!this.synced) {
+      this.unsynced.add(subscriber);
+      return;
+    }
+    subscriber.replace([...this.objects.values()]);
+    subscriber.synced?.();
+  }
+
+  unsubscribe(subscriber: InformerSubscriber): void {
+    this.subscribers.delete(subscriber);
+    this.unsynced.delete(subscriber);
+  }
+
+  replace(items: readonly KubeObject[]): void {
+    this.objects.clear();
+    for (const item of items) this.objects.set(objectKey(item), item);
+    this.synced = true;
+    const waiting = new Set(this.unsynced);
+    this.unsynced.clear();
+    this.fanOut((s) => {
+      try {
+        s.replace(items);
+      } finally {
+        if (waiting.has(s)) s.synced?.();
+      }
+    });
+  }
+
+  upsert(item: KubeObject): void {
+    const key = objectKey(item);
+    const previous = this.objects.get(key);
+    this.objects.set(key, item);
+    this.fanOut((s) => s.upsert(item, previous));
+  }
+
+  remove(item: KubeObject): void {
+    this.objects.delete(objectKey(item));
+    this.fanOut((s) => s.remove(item));
+  }
+
+  /** Every subscriber gets the call even if one throws; the first error goes on to the informer's log. */
+  private fanOut(call: (subscriber: InformerSubscriber) => void): void {
+    let failure: unknown;
+    let failed = false;
+    for (const subscriber of this.subscribers) {
+      try {
+        call(subscriber);
+      } catch (error) {
+        if (!failed) failure = error;
+        failed = true;
+      }
+    }
+    if (failed) throw failure;
+  }
+}
+
+/** The informers of one process (one server), shared by every plugin and server block. */
+export class InformerRegistry {
+  private readonly informers = new Map<string, SharedInformer>();
+  /** Resolved connections, kept while an informer uses them. */
+  private readonly connections = new Map<string, Promise<ResolvedConnection>>();
+
+  /**
+   * Resolves `connection` once and keeps the result while an informer uses it. Rejects with a
+   * `KubeConnectionError` when nothing usable is configured (not cached: a retry reads again).
+   */
+  connect(connection: KubeConnection, options: Pick<StartWatchOptions, 'env' | 'serviceAccountDir'> = {}): Promise<ResolvedConnection> {
+    const env = options.env ?? process.env;
+    const id = connectionKey(connection, env, options.serviceAccountDir);
+    let resolved = this.connections.get(id);
+    if (!resolved) {
+      const attempt = resolveConnection(connection, env, options);
+      resolved = attempt;
+      this.connections.set(id, attempt);
+      attempt.catch(() => {
+        if (this.connections.get(id) === attempt) this.connections.delete(id);
+      });
+    }
+    return resolved;
+  }
+
+  /**
+   * Takes a reference to the informer for `resource` on `connection`, starting it (list, then
+   * watch, in the background) when nobody holds it yet. Resolves before the first list; the
+   * subscriber gets the current state at once when the informer has already listed. Rejects
+   * when the connection cannot be resolved or an option is out of range.
+   */
+  async acquire<T extends KubeObject>(
+    connection: KubeConnection,
+    resource: ResourceSpec<T>,
+    subscriber: InformerSubscriber<T> | undefined,
+    options: AcquireOptions,
+  ): Promise<InformerLease<T>> {
+    const connectionId = connectionKey(connection, options.env ?? process.env, options.serviceAccountDir);
+    const key = informerKey(connectionId, resource);
+    let shared = this.informers.get(key);
+    if (!shared) {
+      const entry = new SharedInformer(key, connectionId, resource);
+      entry.started = (async () => {
+        entry.watch = await startWatch(await this.connect(connection, options), resource, entry, options);
+      })();
+      entry.started.catch(() => {
+        if (this.informers.get(key) === entry) this.forget(entry);
+      });
+      this.informers.set(key, entry);
+      shared = entry;
+    }
+    const current = shared;
+    current.users++;
+    try {
+      await current.started;
+    } catch (error) {
+      current.users--;
+      throw error;
+    }
+    const sub = subscriber as InformerSubscriber | undefined;
+    if (sub) {
+      try {
+        current.subscribe(sub);
+      } catch (error) {
+        current.unsubscribe(sub);
+        await this.drop(current);
+        throw error;
+      }
+    }
+    const restartsAtAcquire = current.restarts;
+    let released = false;
+    return {
+      key,
+      resource,
+      get synced() {
+        return current.synced;
+      },
+      get restarts() {
+        return current.restarts - restartsAtAcquire;
+      },
+      // The informer holds objects of `resource`, whose shape T is.
+      objects: current.objects as ReadonlyMap<string, KubeObject> as ReadonlyMap<string, T>,
+      get: (namespace, name) => current.objects.get(`${namespace}/${name}`) as T | undefined,
+      release: async () => {
+        if (released) return;
+        released = true;
+        if (sub) current.unsubscribe(sub);
+        await this.drop(current);
+      },
+    };
+  }
+
+  /** The running informers. */
+  list(): InformerInfo[] {
+    return [...this.informers.values()].map((i) => ({
+      key: i.key,
+      resource: i.resource,
+      users: i.users,
+      subscribers: i.subscribers.size,
+      synced: i.synced,
+      objects: i.objects.size,
+    }));
+  }
+
+  /** Drops one reference; the last one stops the watch. */
+  private async drop(informer: SharedInformer): Promise<void> {
+    if (--informer.users > 0) return;
+    if (this.informers.get(informer.key) === informer) this.forget(informer);
+    await informer.watch?.stop();
+  }
+
+  /** Drops an informer from the registry, and its connection when no other informer uses it. */
+  private forget(informer: SharedInformer): void {
+    this.informers.delete(informer.key);
+    for (const other of this.informers.values()) if (other.connectionId === informer.connectionId) return;
+    this.connections.delete(informer.connectionId);
+  }
+}
+
+/** The key of the registry in core's `shared` state. */
+export const registryKey = '@foghorn/kube/informers';
+
+/**
+ * The process's informer registry, kept in core's `shared` state so it outlives reloads and
+ * every plugin of the server gets the same one: `informerRegistry(c)` in setup.
+ */
+export function informerRegistry(c: { shared<T>(key: string, create: () => T): T }): InformerRegistry {
+  return c.shared(registryKey, () => new InformerRegistry());
+}

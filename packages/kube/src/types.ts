@@ -1,0 +1,91 @@
+/**
+ * The seam between the Kubernetes client and the plugins that use it. The client knows HTTP,
+ * informers, backoff and 410 Gone; the plugins know DNS. Both sides code against these types
+ * only (lighthouse's manifests source, files on disk, feeds the same sinks). Nothing here loads
+ * @kubernetes/client-node.
+ */
+
+/** The metadata fields DNS plugins read. */
+export interface ObjectMeta {
+  readonly name?: string;
+  readonly namespace?: string;
+  readonly resourceVersion?: string;
+  readonly uid?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  /** Set while the object is being deleted (CoreDNS skips such Pods). */
+  readonly deletionTimestamp?: string;
+}
+
+/**
+ * Minimal shape of a Kubernetes object as both sources deliver it (parsed JSON/YAML). Objects
+ * are shared by every subscriber of an informer: treat them as read-only.
+ */
+export interface KubeObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: ObjectMeta;
+  readonly [field: string]: unknown;
+}
+
+/** Receives the state of one watched resource. Calls are synchronous and in event order. */
+export interface ObjectSink {
+  /** The complete current list (initial list, or relist after 410 Gone / restart). */
+  replace(items: readonly KubeObject[]): void;
+  /** An object was added or modified. */
+  upsert(item: KubeObject): void;
+  /** An object was deleted. */
+  remove(item: KubeObject): void;
+}
+
+/**
+ * One resource to watch. `T` is the shape of its objects, for the caller's benefit only (see
+ * the typed constructors in resources.ts); an informer's identity is the connection plus every
+ * field here.
+ */
+export interface ResourceSpec<T extends KubeObject = KubeObject> {
+  /** API group, '' for the core group. */
+  readonly group: string;
+  readonly version: string;
+  /** Plural resource name, e.g. `serviceimports`. */
+  readonly plural: string;
+  /** Namespace to watch, or undefined for all namespaces. */
+  readonly namespace?: string;
+  /** Label selector, e.g. `endpointslice.kubernetes.io/managed-by=lighthouse-agent.submariner.io`. */
+  readonly labelSelector?: string;
+  /** Field selector, e.g. `status.phase!=Succeeded,status.phase!=Failed`. */
+  readonly fieldSelector?: string;
+  /**
+   * When true, a 404 (CRD not installed, e.g. v1alpha1 vs v1beta1 ServiceImport) is not an error:
+   * the informer reports itself synced with an empty list and retries slowly.
+   */
+  readonly optional?: boolean;
+  /** Type-level only, never set: carries `T` so a lease on this resource is typed. */
+  readonly objectShape?: T;
+}
+
+/** How to reach the API server (CoreDNS kubernetes plugin options). */
+export interface KubeConnection {
+  /** `kubeconfig PATH [CONTEXT]`. */
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  /** `endpoint URL`: API server URL (no auth unless a kubeconfig gives it). */
+  readonly endpoint?: string;
+}
+
+/** Where the kubelet mounts the service account (token, ca.crt, namespace). */
+export const defaultServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** Why no connection could be built; `resolveConnection` throws it so setup can report it. */
+export class KubeConnectionError extends Error {
+  readonly code = 'FOGHORN_ERR_KUBE_CONNECTION';
+}
+
+/** A running watch of one resource, created by the kube layer. */
+export interface Watch {
+  /** True once the first complete list has been delivered to the sink. */
+  readonly synced: boolean;
+  /** Number of times the watch was restarted after an error. */
+  readonly restarts: number;
+  stop(): Promise<void>;
+}
