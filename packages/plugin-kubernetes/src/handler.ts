@@ -38,7 +38,7 @@ interface Prepared {
   readonly kind: Kind;
   readonly encoded: Encoded;
   /** For Upstream: the records so far and the lookup to make. */
-  readonly result: Result | null;
+  readonly result: (Result & { kind: 'records' }) | null;
 }
 
 /** Cached answers per handler; past it the cache starts over (a miss costs microseconds). */
@@ -145,7 +145,7 @@ export class Kubernetes implements Handler {
     const depth = (this.depth.get(req) ?? 0) + 1;
     let reply: Packet | undefined;
     if (depth <= maxUpstreamDepth) {
-      const wire = dnsPacket.encode({ type: 'query', id: req.id, flags: Flags.RD, questions: [{ name: upstream.target, type: dnsPacket.types?.toString?.(upstream.qtype) ?? (upstream.qtype === TYPE_AAAA ? 'AAAA' : 'A'), class: 'IN' }] } as Packet);
+      const wire = dnsPacket.encode({ type: 'query', id: req.id, flags: Flags.RD, questions: [{ name: upstream.target, type: upstream.qtype === TYPE_AAAA ? 'AAAA' : 'A', class: 'IN' }] } as Packet);
       const sub = Request.fromWire(wire, req.transport, req.remoteAddress, req.remotePort);
       sub.zone = req.zone;
       sub.server = req.server;

@@ -147,10 +147,8 @@ export class Resolver {
       case TYPE_AXFR:
       case TYPE_IXFR:
         return { kind: 'refused' };
-      case TYPE_NS:
-        if (qname === zone.name && !mixedZone) return this.ns();
-      // falls through
       default: {
+        if (qtype === TYPE_NS && qname === zone.name && !mixedZone) return this.ns();
         // A hidden A lookup tells NXDOMAIN from NODATA.
         const found = this.address(qname, TYPE_A, zone, mixedZone, [], question);
         return found.kind === 'nameError' ? nameError : none;
