@@ -91,6 +91,9 @@ class Builder {
     }
   }
 
+  /** Where each name built on the zone was written (absolute offset), for later pointers to it. */
+  private readonly written = new Map<string, number>();
+
   name(name: Name, compress: boolean): void {
     switch (name.kind) {
       case 'question':
@@ -100,7 +103,13 @@ class Builder {
         this.labels(name.name);
         this.u8(0);
         return;
-      case 'zone':
+      case 'zone': {
+        const earlier = compress ? this.written.get(name.prefix) : undefined;
+        if (earlier !== undefined) {
+          this.u16(0xc000 | earlier);
+          return;
+        }
+        if (name.prefix !== '' && !this.written.has(name.prefix)) this.written.set(name.prefix, this.base + this.length);
         this.labels(name.prefix);
         if (compress) {
           this.u16(0xc000 | this.zoneOffset);
@@ -109,6 +118,7 @@ class Builder {
           this.labels(this.zone);
           this.u8(0);
         }
+      }
     }
   }
 
@@ -159,9 +169,6 @@ class Builder {
     return Buffer.from(this.buf.subarray(0, this.length));
   }
 
-  get absoluteBase(): number {
-    return this.base;
-  }
 }
 
 /** A or AAAA RDATA. */
