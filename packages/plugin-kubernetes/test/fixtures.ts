@@ -166,7 +166,8 @@ export const multiclusterObjects: ApiObject[] = [
 
 /**
  * The rest of the chain for ExternalName lookups (CoreDNS's `Upstub`): `ext.interwebs.test A`
- * answers 1.2.3.4 with TC set, as the truncated upstream of "CNAME External Truncated Lookup".
+ * answers 1.2.3.4 with TC set, as the truncated upstream of "CNAME External Truncated Lookup";
+ * anything else gets NXDOMAIN (what `forward` would relay for an unknown reverse name).
  */
 export const upstreamStub: PluginDefinition = definePlugin({
   name: 'upstream',
@@ -176,7 +177,7 @@ export const upstreamStub: PluginDefinition = definePlugin({
       name: 'upstream',
       serveDNS(req, w) {
         const answers: Answer[] = req.qname === 'ext.interwebs.test.' && req.type === 'A' ? [{ name: req.name, type: 'A', ttl: 5, class: 'IN', data: '1.2.3.4' }] : [];
-        w.write({ type: 'response', id: req.id, flags: Flags.TC | (answers.length === 0 ? 3 : 0), questions: [{ name: req.name, type: req.type as RecordType, class: 'IN' }], answers });
+        w.write({ type: 'response', id: req.id, flags: Flags.QR | (answers.length === 0 ? 3 : Flags.TC), questions: [{ name: req.name, type: req.type as RecordType, class: 'IN' }], answers });
         return 0;
       },
     }));
@@ -266,6 +267,8 @@ export interface Case {
   readonly extra?: readonly string[];
   /** The reply's TC bit. */
   readonly truncated?: boolean;
+  /** The AA bit; default true (false for replies from the plugin after kubernetes). */
+  readonly aa?: boolean;
   /** The answer section in this exact order (CoreDNS's `CNAMEOrder`). */
   readonly ordered?: boolean;
 }
@@ -291,7 +294,7 @@ export async function check(dns: TestServer, c: Case, transport: Transport): Pro
     extra: (reply.additionals ?? []).filter((a) => a.type !== 'OPT').map(rr),
   };
   if (got.rcode !== c.rcode) problems.push(`rcode ${got.rcode}, want ${c.rcode}`);
-  if (!reply.flag_aa && c.rcode !== 'REFUSED') problems.push('AA not set');
+  if (reply.flag_aa !== (c.aa ?? c.rcode !== 'REFUSED')) problems.push(`AA ${reply.flag_aa}`);
   if ((c.truncated ?? false) !== reply.flag_tc) problems.push(`TC ${reply.flag_tc}, want ${c.truncated ?? false}`);
   const sections = [['answer', c.answer], ['ns', c.ns], ['extra', c.extra]] as const;
   for (const [section, want] of sections) {
