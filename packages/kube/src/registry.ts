@@ -201,7 +201,7 @@ export class InformerRegistry {
   async acquire<T extends KubeObject>(
     connection: KubeConnection,
     resource: ResourceSpec<T>,
-    subscriber: InformerSubscriber<T> | undefined,
+    subscriber: InformerSubscriber<NoInfer<T>> | undefined,
     options: AcquireOptions,
   ): Promise<InformerLease<T>> {
     const connectionId = connectionKey(connection, options.env ?? process.env, options.serviceAccountDir);

@@ -8,8 +8,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
 import { testTlsPair } from './files.js';
-import { apiVersionOf, defaultResources, ObjectStore, parseLabelSelector, resourceKey } from './store.js';
-import type { ApiObject, ApiObjectMeta, ApiResource, LabelSelector, StoredEvent } from './store.js';
+import { apiVersionOf, defaultResources, ObjectStore, parseFieldSelector, parseLabelSelector, resourceKey } from './store.js';
+import type { ApiObject, ApiObjectMeta, ApiResource, FieldSelector, LabelSelector, StoredEvent } from './store.js';
 
 /** Options for {@link startKubeApiServer}. */
 export interface KubeApiServerOptions {
@@ -104,11 +104,25 @@ function parsePath(pathname: string): Route | undefined {
   return undefined;
 }
 
+/**
+ * How {@link KubeApiServer.requestCounts} and {@link KubeApiServer.openWatches} name what a
+ * request asked for: its path (which holds the namespace) plus the selectors it sent,
+ * unencoded, e.g. `/apis/discovery.k8s.io/v1/endpointslices?labelSelector=app=x` or
+ * `/api/v1/pods?fieldSelector=status.phase!=Failed`.
+ */
+export function selectionKey(path: string, query: Readonly<Record<string, string>>): string {
+  const selectors = (['labelSelector', 'fieldSelector'] as const).filter((name) => query[name]).map((name) => `${name}=${query[name]}`);
+  return selectors.length > 0 ? `${path}?${selectors.join('&')}` : path;
+}
+
 interface Watcher {
   readonly key: string;
   readonly resource: ApiResource;
   readonly namespace?: string;
   readonly selector: LabelSelector;
+  readonly fields: FieldSelector;
+  /** {@link selectionKey} of the request that opened it. */
+  readonly selection: string;
   readonly bookmarks: boolean;
   readonly res: http.ServerResponse;
   silenced: boolean;
@@ -205,6 +219,28 @@ export class KubeApiServer {
   /** Open watch streams (silenced ones included). */
   get watchCount(): number {
     return this.watchers.size;
+  }
+
+  /**
+   * How many lists (first pages only: a paged list counts once) or watches were requested, per
+   * {@link selectionKey}. Shows whether clients that want the same resource and selector share
+   * one list+watch: `{ '/api/v1/services': 1 }`.
+   */
+  requestCounts(verb: 'list' | 'watch'): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const r of this.requests) {
+      if (r.verb !== verb || (verb === 'list' && r.query['continue'] !== undefined)) continue;
+      const key = selectionKey(r.path, r.query);
+      counts[key] = (counts[key] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  /** Watch streams open now (silenced ones included), per {@link selectionKey}. */
+  openWatches(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const w of this.watchers) counts[w.selection] = (counts[w.selection] ?? 0) + 1;
+    return counts;
   }
 
   // ---- the object store ----
@@ -385,15 +421,17 @@ export class KubeApiServer {
     }
     const namespace = resource.namespaced === false ? undefined : route.namespace;
     let selector: LabelSelector;
+    let fields: FieldSelector;
     try {
       selector = parseLabelSelector(url.searchParams.get('labelSelector'));
+      fields = parseFieldSelector(url.searchParams.get('fieldSelector'));
     } catch (err) {
       this.sendStatus(res, record, 400, (err as Error).message);
       return;
     }
     if (verb === 'get') this.get(res, record, route, resource, namespace);
-    else if (verb === 'watch') this.watch(res, record, route.key, resource, namespace, selector, query);
-    else this.list(res, record, route.key, resource, namespace, selector, query);
+    else if (verb === 'watch') this.watch(res, record, route.key, resource, namespace, selector, fields, query);
+    else this.list(res, record, route.key, resource, namespace, selector, fields, query);
   }
 
   private takeFault(record: RecordedRequest): Fault | undefined {
@@ -431,6 +469,7 @@ export class KubeApiServer {
     resource: ApiResource,
     namespace: string | undefined,
     selector: LabelSelector,
+    fields: FieldSelector,
     query: Record<string, string>,
   ): void {
     const rvParam = query['resourceVersion'];
@@ -451,7 +490,7 @@ export class KubeApiServer {
       snapshot = found;
       offset = Number(at);
     } else {
-      snapshot = { rv: this.store.rv, items: this.store.list(key, namespace, selector) };
+      snapshot = { rv: this.store.rv, items: this.store.list(key, namespace, selector).filter(fields) };
     }
     const limit = Number(query['limit'] ?? '0');
     let items = snapshot.items.slice(offset);
@@ -479,6 +518,7 @@ export class KubeApiServer {
     resource: ApiResource,
     namespace: string | undefined,
     selector: LabelSelector,
+    fields: FieldSelector,
     query: Record<string, string>,
   ): void {
     record.status = 200;
@@ -490,6 +530,8 @@ export class KubeApiServer {
       resource,
       ...(namespace !== undefined ? { namespace } : {}),
       selector,
+      fields,
+      selection: selectionKey(record.path, query),
       bookmarks: query['allowWatchBookmarks'] === 'true' || query['allowWatchBookmarks'] === '1',
       res,
       silenced: false,
@@ -497,7 +539,7 @@ export class KubeApiServer {
     const rvParam = query['resourceVersion'] ?? '';
     if (rvParam === '' || rvParam === '0') {
       // "Start at most recent": synthetic ADDED events for the current state, then changes.
-      for (const obj of this.store.list(key, namespace, selector)) this.writeEvent(watcher, 'ADDED', obj);
+      for (const obj of this.store.list(key, namespace, selector).filter(fields)) this.writeEvent(watcher, 'ADDED', obj);
     } else {
       const from = Number(rvParam);
       if (!Number.isFinite(from) || from < this.store.compactedRv) {
@@ -532,12 +574,13 @@ export class KubeApiServer {
     for (const w of this.watchers) if (w.key === event.key && !w.silenced) this.deliver(w, event);
   }
 
-  /** Applies the watch's namespace and label selector, turning label changes into ADDED/DELETED. */
+  /** Applies the watch's namespace and selectors, turning label and field changes into ADDED/DELETED. */
   private deliver(w: Watcher, event: StoredEvent): void {
     if (w.namespace !== undefined && event.object.metadata.namespace !== w.namespace) return;
-    const now = w.selector(event.object.metadata.labels);
+    const selected = (obj: ApiObject): boolean => w.selector(obj.metadata.labels) && w.fields(obj);
+    const now = selected(event.object);
     if (event.type === 'MODIFIED' && event.previous) {
-      const was = w.selector(event.previous.metadata.labels);
+      const was = selected(event.previous);
       if (was && now) this.writeEvent(w, 'MODIFIED', event.object);
       else if (now) this.writeEvent(w, 'ADDED', event.object);
       else if (was) this.writeEvent(w, 'DELETED', event.object);

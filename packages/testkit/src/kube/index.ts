@@ -9,12 +9,12 @@
  * api.failNext(500, { match: 'list', count: 2 });
  * @module
  */
-export { apiStatus, KubeApiServer, startKubeApiServer, waitFor } from './api-server.js';
+export { apiStatus, KubeApiServer, selectionKey, startKubeApiServer, waitFor } from './api-server.js';
 export type { ApiStatus, KubeApiServerOptions, RecordedRequest, RequestMatch } from './api-server.js';
 export { makeTempDir, testTlsPair, writeKubeconfig, writeServiceAccount } from './files.js';
 export type { InClusterFiles, KubeconfigContext, TempDir, TlsPair } from './files.js';
-export { defaultResources, parseLabelSelector } from './store.js';
-export type { ApiObject, ApiObjectMeta, ApiResource, EventType, LabelSelector } from './store.js';
+export { defaultResources, parseFieldSelector, parseLabelSelector } from './store.js';
+export type { ApiObject, ApiObjectMeta, ApiResource, EventType, FieldSelector, LabelSelector } from './store.js';
 export { objectName, RecordingSink } from './sink.js';
 export type { SinkCall, SinkObject } from './sink.js';
 export { syntheticClusters, syntheticClusterset, syntheticEndpointSlice, syntheticServiceImport } from './clusterset.js';

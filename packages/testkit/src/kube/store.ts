@@ -41,10 +41,15 @@ export interface ApiResource {
   readonly builtin?: boolean;
 }
 
-/** The resources a Lighthouse DNS server reads; the v1beta1 ServiceImport is left out on purpose. */
+/**
+ * The resources the Lighthouse and Kubernetes DNS plugins read; the v1beta1 ServiceImport is
+ * left out on purpose.
+ */
 export const defaultResources: readonly ApiResource[] = [
   { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', builtin: true },
   { group: '', version: 'v1', plural: 'services', kind: 'Service', builtin: true },
+  { group: '', version: 'v1', plural: 'pods', kind: 'Pod', builtin: true },
+  { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', builtin: true, namespaced: false },
   { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', builtin: true },
   { group: 'multicluster.x-k8s.io', version: 'v1alpha1', plural: 'serviceimports', kind: 'ServiceImport' },
   { group: 'submariner.io', version: 'v1', plural: 'gateways', kind: 'Gateway' },
@@ -100,6 +105,34 @@ export function parseLabelSelector(text: string | null): LabelSelector {
     throw new Error(`unable to parse requirement: '${term}'`);
   }
   return (labels) => tests.every((t) => t(labels));
+}
+
+/** A parsed field selector: a test on the whole object. */
+export type FieldSelector = (object: ApiObject) => boolean;
+
+/**
+ * Parses a field selector: `path=value`, `path==value` and `path!=value` terms joined by `,`,
+ * where path is a dotted field path such as `metadata.name`, `spec.nodeName` or `status.phase`
+ * (a missing field reads as ''). The real API server allows only some paths per resource; this
+ * one allows any. Throws on anything else (the server answers 400).
+ */
+export function parseFieldSelector(text: string | null): FieldSelector {
+  if (text === null || text.trim() === '') return () => true;
+  const tests: FieldSelector[] = [];
+  for (const raw of text.split(',')) {
+    const term = raw.trim();
+    const match = /^([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)\s*(!=|==|=)\s*([^,]*)$/.exec(term);
+    if (!match) throw new Error(`invalid field selector: '${term}'`);
+    const [, path = '', op, value = ''] = match;
+    const fields = path.split('.');
+    const read = (object: ApiObject): string => {
+      let at: unknown = object;
+      for (const field of fields) at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[field] : undefined;
+      return at === undefined || at === null ? '' : String(at);
+    };
+    tests.push(op === '!=' ? (o) => read(o) !== value : (o) => read(o) === value);
+  }
+  return (object) => tests.every((t) => t(object));
 }
 
 /** Objects, a global resourceVersion counter and the event history. */
