@@ -73,7 +73,7 @@ export class KubeSource implements Source {
 
   async start(): Promise<void> {
     const connection = await this.connection();
-    const resolved = await this.informers.connect(connection, { env: this.env });
+    const resolved = await this.informers.connect(connection, { env: this.env, ...(this.watchOptions.serviceAccountDir !== undefined ? { serviceAccountDir: this.watchOptions.serviceAccountDir } : {}) });
     this.log.info(`watching ${resolved.server} (${resolved.source})`);
     try {
       for (const [, spec, sink] of watchedResources(this.options, this.store)) {
