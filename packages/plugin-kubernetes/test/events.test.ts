@@ -111,3 +111,6 @@ test('multicluster: an import with ports but no IPs is NODATA, with neither NXDO
   assert.deepEqual(await ask(dns, 'noips.ns.svc.clusterset.local.', 'A').then(answers), []);
   assert.equal(rcodeOf(await ask(dns, 'bare.ns.svc.clusterset.local.', 'A')), 'NXDOMAIN');
 });
+
+// The selector and metric tests share this process (one Kubernetes client load per file).
+await import('./filters.js');

@@ -59,3 +59,6 @@ test('shutdown closes every watch', async (t) => {
   await dns.close();
   await waitFor(() => Object.keys(api.openWatches()).length === 0, 3000, 'watches closed');
 });
+
+// The connection tests share this process (one Kubernetes client load per file).
+await import('./connection.js');
