@@ -15,7 +15,7 @@ const programmingBuckets = Array.from({ length: 20 }, (_, k) => 0.001 * 2 ** k);
 
 export class KubernetesMetrics {
   readonly programming: Histogram<'service_kind'>;
-  /** Fed by the API client when it reports requests (see the README). */
+  /** Fed from Node's HTTP client diagnostics (rest-metrics.ts). */
   readonly requestDuration: Histogram<'verb' | 'host'>;
   readonly rateLimiterDuration: Histogram<'verb' | 'host'>;
   readonly requests: Counter<'code' | 'method' | 'host'>;

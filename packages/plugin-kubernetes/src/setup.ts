@@ -12,6 +12,7 @@ import { Kubernetes } from './handler.js';
 import type { HandlerState } from './handler.js';
 import { ManifestsSource } from './manifests.js';
 import { KubernetesMetrics } from './metrics.js';
+import { RestClientMetrics } from './rest-metrics.js';
 import { parseKubernetes } from './options.js';
 import type { KubernetesOptions } from './options.js';
 import { Resolver } from './resolve.js';
@@ -66,6 +67,7 @@ export function kubernetesPlugin(overrides: PluginOverrides = {}): PluginDefinit
       const labels = options.labels === null ? null : LabelSelector.parse(options.labels);
       const namespaceLabels = options.namespaceLabels === null ? null : LabelSelector.parse(options.namespaceLabels);
       const metrics = c.shared('@foghorn/plugin-kubernetes/metrics', () => new KubernetesMetrics(c.registry));
+      const rest = c.shared('@foghorn/plugin-kubernetes/rest-metrics', () => new RestClientMetrics(metrics));
       let source: Source | undefined;
       let localIps: readonly string[] = [];
       const state: HandlerState = { store: null, resolver: null, synced: () => source?.synced ?? false };
@@ -89,7 +91,7 @@ export function kubernetesPlugin(overrides: PluginOverrides = {}): PluginDefinit
         if (options.source.kind === 'manifests') {
           source = new ManifestsSource(resolve(options.source.dir), store, options, c.log, overrides.manifestsDebounceMs);
         } else {
-          source = new KubeSource(store, options, options.source, informerRegistry(c), c.log, overrides.env ?? process.env, overrides.watch ?? {}, () => signal());
+          source = new KubeSource(store, options, options.source, informerRegistry(c), c.log, overrides.env ?? process.env, overrides.watch ?? {}, () => signal(), (server) => rest.watch(server));
         }
         state.store = store;
         state.resolver = new Resolver(store, options, () => localIps);

@@ -65,6 +65,8 @@ export class KubeSource implements Source {
     private readonly watchOptions: WatchOptions,
     /** Called once every resource has synced. */
     private readonly onSynced: () => void,
+    /** Told the API server's URL before the first request. */
+    private readonly onServer: (server: string) => void = () => {},
   ) {}
 
   get synced(): boolean {
@@ -75,6 +77,7 @@ export class KubeSource implements Source {
     const connection = await this.connection();
     const resolved = await this.informers.connect(connection, { env: this.env, ...(this.watchOptions.serviceAccountDir !== undefined ? { serviceAccountDir: this.watchOptions.serviceAccountDir } : {}) });
     this.log.info(`watching ${resolved.server} (${resolved.source})`);
+    this.onServer(resolved.server);
     try {
       for (const [, spec, sink] of watchedResources(this.options, this.store)) {
         const subscriber = { replace: sink.replace, upsert: (item: Parameters<ObjectSink['upsert']>[0]) => sink.upsert(item), remove: sink.remove, synced: () => this.checkSynced() };

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { rcodeOf } from '@foghorn/testkit';
+import { waitFor } from '@foghorn/testkit/kube';
 import { ask, endpointSlice, eventually, namespace, rr, service, startCluster } from './fixtures.js';
 
 const http = { name: 'http', protocol: 'TCP', port: 80 };
@@ -73,4 +74,25 @@ test('coredns_kubernetes_dns_programming_duration_seconds observes slices with a
   await eventually(dns, 'e.t.a.svc.cluster.local.', 'A', () => dns.lines.some((l) => l.includes('DnsProgrammingLatency cannot be calculated')), 'the warning');
   assert.equal(await count('cluster_ip'), before + 1);
   assert.ok(dns.lines.some((l) => l.includes(`[WARNING] plugin/kubernetes: DnsProgrammingLatency cannot be calculated for Endpoints 'a/t-1'; invalid "endpoints.kubernetes.io/last-change-trigger-time" annotation RFC3339 value of "yesterday"`)));
+});
+
+test('coredns_kubernetes_rest_client_* count and time the requests to the API server', async (t) => {
+  const { dns, api } = await startCluster(t, { zones: 'cluster.local', objects });
+  const host = new URL(api.url).host;
+  const metrics = await dns.server.registry.getMetricsAsJSON();
+  const requests = metrics.find((m) => m.name === 'coredns_kubernetes_rest_client_requests_total')!;
+  const ok = requests.values.find((v) => v.labels['code'] === '200' && v.labels['method'] === 'GET' && v.labels['host'] === host);
+  // At least the three lists (services, endpointslices, namespaces).
+  assert.ok((ok?.value ?? 0) >= 3, JSON.stringify(requests.values));
+  const durations = metrics.find((m) => m.name === 'coredns_kubernetes_rest_client_request_duration_seconds')!;
+  const count = durations.values.find((v) => (v as { metricName?: string }).metricName?.endsWith('_count') && v.labels['verb'] === 'GET' && v.labels['host'] === host);
+  assert.ok((count?.value ?? 0) >= 3);
+  // A failing list is counted by its status.
+  await waitFor(() => Object.values(api.openWatches()).reduce((a, b) => a + b, 0) >= 3, 3000, 'open watches');
+  api.failNext(503, { match: 'list' });
+  api.errorWatches(410);
+  await waitFor(() => api.requests.some((r) => r.status === 503), 3000, 'the failed list');
+  await eventually(dns, 's.a.svc.cluster.local.', 'A', () => true, 'a query');
+  const after = (await dns.server.registry.getMetricsAsJSON()).find((m) => m.name === 'coredns_kubernetes_rest_client_requests_total')!;
+  assert.ok(after.values.some((v) => v.labels['code'] === '503' && v.labels['host'] === host));
 });
