@@ -124,8 +124,9 @@ export class Resolver {
     switch (qtype) {
       case TYPE_A:
       case TYPE_AAAA:
-      case TYPE_TXT:
         return this.address(qname, qtype, zone, mixedZone, [], question);
+      case TYPE_TXT:
+        return this.txt(qname, zone);
       case TYPE_CNAME: {
         const found = this.services(qname, qtype, zone, mixedZone);
         if (found instanceof NameError) return nameError;
@@ -166,7 +167,6 @@ export class Resolver {
    * far, `owner` is the question or, inside the chase, the target as the ExternalName wrote it.
    */
   private address(qname: string, qtype: number, zone: ZoneInfo, mixedZone: boolean, chain: readonly string[], owner: Name): Result {
-    if (qtype === TYPE_TXT) return this.txt(qname, zone);
     const found = this.services(qname, qtype, zone, mixedZone);
     if (found instanceof NameError) return nameError;
     const ttl = this.options.ttl;

@@ -102,3 +102,23 @@ test('`ttl 30` sets every TTL and the SOA minimum; `endpoint_pod_names` names en
     { qname: 'svc0.ns.svc.cluster.local.', qtype: 'A', rcode: 'NXDOMAIN', ns: [soa(Z, 30)] },
   ]);
 });
+
+test('more rows: an IP ExternalName is ignored, a portless service has no SRV, `bind` hides NS addresses, noendpoints with ignore empty_service', async (t) => {
+  const extra = [
+    ...objects,
+    service('ipext', 'ns', { type: 'ExternalName', externalName: '192.0.2.1' }),
+    service('portless', 'ns', { clusterIPs: ['10.0.0.9'] }),
+  ];
+  // No localIps override: `bind 127.0.0.1` leaves the server without NS addresses (upstream quirk).
+  const { dns } = await startCluster(t, { zones: 'cluster.local', objects: extra });
+  await checkCases(dns, [
+    nx('ipext.ns.svc.cluster.local.', 'A'),
+    nx('ipext.ns.svc.cluster.local.', 'CNAME'),
+    { qname: 'portless.ns.svc.cluster.local.', qtype: 'A', rcode: 'NOERROR', answer: ['portless.ns.svc.cluster.local. 5 IN A 10.0.0.9'] },
+    nodata('portless.ns.svc.cluster.local.', 'SRV'),
+    nodata(Z, 'NS'),
+    nodata('ns.dns.cluster.local.', 'A'),
+  ]);
+  const quirk = await startCluster(t, { zones: 'cluster.local', options: 'noendpoints\nignore empty_service', objects: extra });
+  await checkCases(quirk.dns, [nx(svc1, 'A'), nx('portless.ns.svc.cluster.local.', 'A')]);
+});
