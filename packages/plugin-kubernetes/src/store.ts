@@ -190,6 +190,11 @@ const samePorts = (a: readonly Port[], b: readonly Port[]): boolean =>
 const sameAddresses = (a: readonly Address[], b: readonly Address[]): boolean =>
   a.length === b.length && a.every((x, i) => x.ip === b[i]!.ip && x.hostname === b[i]!.hostname);
 
+/** Equal apart from the resourceVersion. */
+function sameModel(a: { readonly rv: string | undefined }, b: { readonly rv: string | undefined }): boolean {
+  return JSON.stringify({ ...a, rv: undefined }) === JSON.stringify({ ...b, rv: undefined });
+}
+
 /** What the SOA serial follows: the internal clock, or the multicluster one (CoreDNS `Modified`). */
 export type Clock = 'internal' | 'multicluster';
 
@@ -331,8 +336,11 @@ export class ClusterStore {
       const old = collection.get(model.key);
       if (old && old.rv !== undefined && old.rv === model.rv) return;
       collection.set(model);
-      this.touch(!old ? 'internal' : differs(old, model) ? updateClock : null);
       after?.(item, model);
+      // An update that leaves the model as it was (a slice's serving or terminating condition,
+      // labels outside the selector, status fields) keeps the cached answers.
+      if (old && sameModel(old, model)) return;
+      this.touch(!old ? 'internal' : differs(old, model) ? updateClock : null);
     };
     return {
       replace: (items) => {
