@@ -53,6 +53,8 @@ export interface KubernetesOptions {
   /** `multicluster ZONES...`: each one of `zones`. */
   readonly multicluster: readonly string[];
   readonly startupTimeoutMs: number;
+  /** `zonal`: headless services also answer `TOPOZONE.pin|prefer._zone.SVC.NS.svc.ZONE`. */
+  readonly zonal: boolean;
 }
 
 export const defaultTtl = 5;
@@ -180,7 +182,6 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           noEndpoints = true;
           break;
         case 'zonal':
-          // Accepted for Corefile compatibility; zone-scoped names are not served (README).
           if (args.length !== 0) throw c.argError();
           zonal = true;
           break;
@@ -278,5 +279,6 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
     ignoreEmptyService,
     multicluster,
     startupTimeoutMs,
+    zonal,
   };
 }

@@ -90,6 +90,10 @@ interface Request {
   service: string;
   namespace: string;
   podOrSvc: string;
+  /** `zonal`: the topology zone of `ZONE.pin|prefer._zone.SVC...` ('' otherwise). */
+  zone: string;
+  /** `prefer` rather than `pin`. */
+  zonePrefer: boolean;
 }
 
 const nameError = { kind: 'nameError' } as const;
@@ -204,7 +208,11 @@ export class Resolver {
       return records([{ owner: question, ttl: dnsVersionTtl, data: { type: TYPE_TXT, text: dnsSchemaVersion } }]);
     }
     const found = this.records(qname, zone);
-    return found instanceof NameError || found.length === 0 ? nameError : none;
+    if (found instanceof NameError) return nameError;
+    if (found.length > 0) return none;
+    // A zonal name of an existing headless service is NODATA for every type, TXT included.
+    if (this.options.zonal && (parseRequest(qname, zone.name, zone.multicluster, true)?.zone ?? '') !== '') return none;
+    return nameError;
   }
 
   /** backend_lookup.go `SRV`: weight ⌊100/N⌋ over every entry, de-duplicated targets, address glue. */
@@ -320,7 +328,7 @@ export class Resolver {
 
   /** kubernetes.go `Records`. */
   private records(qname: string, zone: ZoneInfo): Found {
-    const r = parseRequest(qname, zone.name, zone.multicluster);
+    const r = parseRequest(qname, zone.name, zone.multicluster, this.options.zonal);
     if (r === null) return NameError.instance;
     if (r.podOrSvc === '') return [];
     if (qname.endsWith('in-addr.arpa.') || qname.endsWith('ip6.arpa.')) return NameError.instance;
@@ -378,6 +386,8 @@ export class Resolver {
     for (const svc of this.store.services.byIndex.get(index) ?? []) {
       const slices = this.store.slices.byIndex.get(svc.index);
       if (this.options.ignoreEmptyService && svc.type !== 'ExternalName' && !svc.headless && Resolver.addressCount(slices) === 0) continue;
+      // Zone-scoped names exist for headless services only.
+      if (r.zone !== '' && !svc.headless) continue;
       const key = `${svc.name}.${svc.namespace}.svc.`;
       if (svc.type === 'ExternalName') {
         // No endpoints, ports or protocols under an ExternalName; an IP there is ignored.
@@ -389,17 +399,27 @@ export class Resolver {
         continue;
       }
       if (svc.headless || r.endpoint !== '') {
-        for (const slice of slices ?? []) {
-          for (const address of slice.addresses) {
-            const name = this.endpointName(address);
-            if (r.endpoint !== '' && r.endpoint !== name.toLowerCase()) continue;
-            for (const port of slice.ports) {
-              if (!matchPort(r, port)) continue;
-              out.push({ host: address.ip, port: port.port, key: `${name}.${key}` });
-              error = false;
+        // A zonal name of a headless service exists even when no endpoint is in that zone.
+        if (r.zone !== '') error = false;
+        const addForZone = (topology: string): number => {
+          let added = 0;
+          for (const slice of slices ?? []) {
+            for (const address of slice.addresses) {
+              if (topology !== '' && address.zone !== topology) continue;
+              const name = this.endpointName(address);
+              if (r.endpoint !== '' && r.endpoint !== name.toLowerCase()) continue;
+              for (const port of slice.ports) {
+                if (!matchPort(r, port)) continue;
+                out.push({ host: address.ip, port: port.port, key: `${name}.${key}` });
+                error = false;
+                added++;
+              }
             }
           }
-        }
+          return added;
+        };
+        // `prefer` falls back to every endpoint when the zone has none.
+        if (addForZone(r.zone) === 0 && r.zonePrefer) addForZone('');
         continue;
       }
       for (const port of svc.ports) {
@@ -465,11 +485,11 @@ function matchPort(r: Request, port: Port): boolean {
 const stripUnderscore = (label: string): string => (label.startsWith('_') ? label.slice(1) : label);
 
 /**
- * parse.go `parseRequest` (without the zonal grammar). Null for an invalid name (a name error);
+ * parse.go `parseRequest`. Null for an invalid name (a name error);
  * `podOrSvc` '' for the apex, `svc.` and `pod.`, which answer NODATA.
  */
-export function parseRequest(qname: string, zone: string, multicluster: boolean): Request | null {
-  const r: Request = { port: '', protocol: '', endpoint: '', cluster: '', service: '', namespace: '', podOrSvc: '' };
+export function parseRequest(qname: string, zone: string, multicluster: boolean, zonal = false): Request | null {
+  const r: Request = { port: '', protocol: '', endpoint: '', cluster: '', service: '', namespace: '', podOrSvc: '', zone: '', zonePrefer: false };
   const base = zone === '.' ? qname.slice(0, -1) : qname.slice(0, qname.length - zone.length - 1);
   if (base === '' || base === 'svc' || base === 'pod' || qname === zone) return r;
   const segs = base.split('.');
@@ -492,7 +512,13 @@ export function parseRequest(qname: string, zone: string, multicluster: boolean)
       r.endpoint = segs[0]!;
     }
   } else {
-    return null;
+    // `TOPOZONE.pin|prefer._zone.SVC.NS.svc`: the topology zone may span labels. Not in
+    // multicluster zones nor under `pod`; anything else is too long.
+    if (!zonal || multicluster || segs[last] !== '_zone' || r.podOrSvc !== 'svc') return null;
+    const directive = segs[last - 1];
+    if (directive !== 'pin' && directive !== 'prefer') return null;
+    r.zonePrefer = directive === 'prefer';
+    r.zone = segs.slice(0, last - 1).join('.');
   }
   return r;
 }

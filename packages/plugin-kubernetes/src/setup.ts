@@ -79,6 +79,7 @@ export function kubernetesPlugin(overrides: PluginOverrides = {}): PluginDefinit
         const store: ClusterStore = new ClusterStore({
           labels,
           namespaceLabels,
+          zonal: options.zonal,
           onSlice: (event) => {
             const index = event.slice.index;
             const found = event.multicluster ? store.imports.byIndex.get(index) : store.services.byIndex.get(index);

@@ -58,6 +58,8 @@ export interface Address {
   /** `targetRef.name` when shorter than 64 characters, else ''. */
   readonly targetRefName: string;
   readonly nodeName: string;
+  /** The endpoint's topology `zone`, lower case ('' when unset), for `zonal` names. */
+  readonly zone: string;
 }
 
 /** One EndpointSlice, ready addresses only (CoreDNS object/endpoint.go). */
@@ -149,6 +151,7 @@ export function toSlice(item: KubeObject, multicluster: boolean): Slice {
         hostname: str(endpoint['hostname']),
         targetRefName: targetRefName.length < 64 ? targetRefName : '',
         nodeName: str(endpoint['nodeName']),
+        zone: str(endpoint['zone']).toLowerCase(),
       });
     }
   }
@@ -187,8 +190,8 @@ export function toServiceImport(item: KubeObject): ServiceImport {
 const samePorts = (a: readonly Port[], b: readonly Port[]): boolean =>
   a.length === b.length && a.every((p, i) => p.name === b[i]!.name && p.port === b[i]!.port && p.protocol === b[i]!.protocol);
 
-const sameAddresses = (a: readonly Address[], b: readonly Address[]): boolean =>
-  a.length === b.length && a.every((x, i) => x.ip === b[i]!.ip && x.hostname === b[i]!.hostname);
+const sameAddresses = (a: readonly Address[], b: readonly Address[], zones: boolean): boolean =>
+  a.length === b.length && a.every((x, i) => x.ip === b[i]!.ip && x.hostname === b[i]!.hostname && (!zones || x.zone === b[i]!.zone));
 
 /** Equal apart from the resourceVersion. */
 function sameModel(a: { readonly rv: string | undefined }, b: { readonly rv: string | undefined }): boolean {
@@ -263,6 +266,8 @@ export interface StoreOptions {
   /** Server-side `labels` selector, applied again here (manifests have no server). */
   readonly labels?: LabelSelector | null;
   readonly namespaceLabels?: LabelSelector | null;
+  /** `zonal`: endpoint zone changes move the serial too. */
+  readonly zonal?: boolean;
   /** Unix seconds; tests inject their own. */
   readonly now?: () => number;
   /** Called for slice adds and updates (not deletes), for the programming-latency metric. */
@@ -374,7 +379,7 @@ export class ClusterStore {
   readonly sliceSink: ObjectSink = this.sink(
     this.slices,
     (item) => (this.selected(item) ? toSlice(item, false) : null),
-    (a, b) => !sameAddresses(a.addresses, b.addresses) || !samePorts(a.ports, b.ports),
+    (a, b) => !sameAddresses(a.addresses, b.addresses, this.options.zonal ?? false) || !samePorts(a.ports, b.ports),
     'internal',
     (item, slice) => this.options.onSlice?.({ slice, item, multicluster: false }),
   );
@@ -402,7 +407,7 @@ export class ClusterStore {
   readonly mcSliceSink: ObjectSink = this.sink(
     this.mcSlices,
     (item) => (this.selected(item) && item.metadata?.labels?.[mcsServiceNameLabel] !== undefined ? toSlice(item, true) : null),
-    (a, b) => !sameAddresses(a.addresses, b.addresses) || !samePorts(a.ports, b.ports) || a.cluster !== b.cluster,
+    (a, b) => !sameAddresses(a.addresses, b.addresses, false) || !samePorts(a.ports, b.ports) || a.cluster !== b.cluster,
     'multicluster',
     (item, slice) => this.options.onSlice?.({ slice, item, multicluster: true }),
   );

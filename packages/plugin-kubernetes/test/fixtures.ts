@@ -63,6 +63,8 @@ export interface EndpointSpec {
   readonly hostname?: string;
   readonly ready?: boolean | null;
   readonly pod?: string;
+  /** Topology zone (`endpoints[].zone`). */
+  readonly zone?: string;
 }
 
 export function endpointSlice(
@@ -88,6 +90,7 @@ export function endpointSlice(
       ...(e.ready === null ? {} : { conditions: { ready: e.ready ?? true } }),
       ...(e.hostname !== undefined ? { hostname: e.hostname } : {}),
       ...(e.pod !== undefined ? { targetRef: { kind: 'Pod', name: e.pod, namespace: ns } } : {}),
+      ...(e.zone !== undefined ? { zone: e.zone } : {}),
     })),
     ...(ports !== null ? { ports } : {}),
   };

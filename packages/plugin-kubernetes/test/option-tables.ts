@@ -181,3 +181,49 @@ test('TestNotSyncedServeDNS: before the first sync a name error is SERVFAIL with
   ]);
   assert.ok(dns.lines.some((l) => l.includes('[WARNING] plugin/kubernetes: starting server with unsynced Kubernetes API')), dns.lines.join('\n'));
 });
+
+const zonalObjects = [
+  namespace('testns'),
+  service('hdls', 'testns', { clusterIPs: ['None'], ports: [{ name: 'http', protocol: 'TCP', port: 80 }] }),
+  service('clstr', 'testns', { clusterIPs: ['10.0.0.10'], ports: [{ name: 'http', protocol: 'TCP', port: 80 }] }),
+  endpointSlice('hdls-slice', 'testns', 'hdls', [{ ip: '172.0.0.1', zone: 'us-west-2a' }, { ip: '172.0.0.2', zone: 'us-west-2b' }, { ip: '172.0.0.3', zone: 'US-West-2b' }], [{ name: 'http', protocol: 'TCP', port: 80 }]),
+];
+
+test('TestServeDNSZonal: pin and prefer names of headless services, NODATA for an empty zone, NXDOMAIN otherwise', async (t) => {
+  const { dns } = await startCluster(t, { zones: 'cluster.local', options: 'zonal', objects: zonalObjects });
+  const name = (zone: string, directive: string, svc = 'hdls'): string => `${zone}.${directive}._zone.${svc}.testns.svc.cluster.local.`;
+  const addresses = (qname: string, ...ips: string[]): Case => ({ qname, qtype: 'A', rcode: 'NOERROR', answer: ips.map((ip) => `${qname} 5 IN A ${ip}`) });
+  const target = (n: number): string => `172-0-0-${n}.hdls.testns.svc.cluster.local.`;
+  await checkCases(dns, [
+    addresses(name('us-west-2a', 'pin'), '172.0.0.1'),
+    addresses(name('us-west-2b', 'pin'), '172.0.0.2', '172.0.0.3'),
+    addresses(name('US-WEST-2B', 'pin'), '172.0.0.2', '172.0.0.3'),
+    nodata(name('us-west-2c', 'pin'), 'A'),
+    addresses(name('us-west-2a', 'prefer'), '172.0.0.1'),
+    addresses(name('us-west-2c', 'prefer'), '172.0.0.1', '172.0.0.2', '172.0.0.3'),
+    nx(name('us-west-2a', 'pin', 'ghost'), 'A'),
+    nx(name('us-west-2a', 'florp'), 'A'),
+    nx(name('us-west-2a', 'pin', 'clstr'), 'A'),
+    nodata(name('us-west-2c', 'pin'), 'TXT'),
+    nodata(name('us-west-2c', 'prefer'), 'TXT'),
+    {
+      qname: name('us-west-2c', 'prefer'), qtype: 'SRV', rcode: 'NOERROR',
+      answer: [1, 2, 3].map((n) => `${name('us-west-2c', 'prefer')} 5 IN SRV 0 33 80 ${target(n)}`),
+      extra: [1, 2, 3].map((n) => `${target(n)} 5 IN A 172.0.0.${n}`),
+    },
+    {
+      qname: name('us-west-2b', 'pin'), qtype: 'SRV', rcode: 'NOERROR',
+      answer: [2, 3].map((n) => `${name('us-west-2b', 'pin')} 5 IN SRV 0 50 80 ${target(n)}`),
+      extra: [2, 3].map((n) => `${target(n)} 5 IN A 172.0.0.${n}`),
+    },
+    // A topology zone may span labels; none of these endpoints is in it.
+    nodata('a.b.pin._zone.hdls.testns.svc.cluster.local.', 'A'),
+    // Not under `pod`.
+    nx('us-west-2a.pin._zone.x.testns.pod.cluster.local.', 'A'),
+  ]);
+});
+
+test('without `zonal` the zone-scoped names are too long: NXDOMAIN', async (t) => {
+  const { dns } = await startCluster(t, { zones: 'cluster.local', objects: zonalObjects });
+  await checkCases(dns, [nx('us-west-2a.pin._zone.hdls.testns.svc.cluster.local.', 'A')]);
+});

@@ -17,7 +17,7 @@ setupTable('kubernetes', parseKubernetes, {
       input: 'kubernetes',
       want: {
         zones: ['cluster.local.'], primaryZone: 'cluster.local.', pods: 'disabled', ttl: 5, fallthrough: null, namespaces: null, labels: null,
-        namespaceLabels: null, noEndpoints: false, ignoreEmptyService: false, endpointPodNames: false, multicluster: [], startupTimeoutMs: 5000,
+        namespaceLabels: null, noEndpoints: false, ignoreEmptyService: false, endpointPodNames: false, multicluster: [], startupTimeoutMs: 5000, zonal: false,
         source: { kind: 'kubernetes', qps: 0, burst: 0, maxInflight: 0 },
       },
     },
@@ -51,7 +51,7 @@ setupTable('kubernetes', parseKubernetes, {
     { input: 'kubernetes {\n multicluster\n}', want: { multicluster: [] } },
     { input: 'kubernetes {\n startup_timeout 2m30s\n}', want: { startupTimeoutMs: 150_000 } },
     { input: 'kubernetes {\n apiserver_qps 50.5\n apiserver_burst 100\n apiserver_max_inflight 10\n}', want: { source: { kind: 'kubernetes', qps: 50.5, burst: 100, maxInflight: 10 } } },
-    { input: 'kubernetes {\n zonal\n}', want: { noEndpoints: false } },
+    { input: 'kubernetes {\n zonal\n}', want: { zonal: true, noEndpoints: false } },
     { input: 'kubernetes {\n manifests /srv/cluster\n}', want: { source: { kind: 'manifests', dir: '/srv/cluster' } } },
   ],
   bad: [
