@@ -80,3 +80,14 @@ test('a relist replaces: objects missing from it are deleted', () => {
   store.serviceSink.replace([service('b', 'ns', { clusterIPs: ['10.0.0.2'] })]);
   assert.deepEqual([...store.services.byKey.keys()], ['ns/b']);
 });
+
+test('with zonal, an endpoint changing zone moves the serial; without, it does not', () => {
+  for (const zonal of [true, false]) {
+    let now = 1000;
+    const store = new ClusterStore({ now: () => now, zonal });
+    store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.1', zone: 'a' }], [http]), '1'));
+    now++;
+    store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.1', zone: 'b' }], [http]), '2'));
+    assert.equal(store.serial('internal'), zonal ? 1001 : 1000, `zonal ${zonal}`);
+  }
+});
