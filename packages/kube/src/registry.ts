@@ -88,6 +88,21 @@ export interface InformerInfo {
   readonly objects: number;
 }
 
+/** The annotation `kubectl apply` keeps a whole copy of the object in. */
+const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Drops what no DNS plugin reads and what is often most of an object's size: the server-side
+ * apply bookkeeping (`metadata.managedFields`) and kubectl's copy of the applied object. The
+ * objects are the informer's own (parsed from the response), so they are trimmed in place.
+ */
+function trim(object: KubeObject): KubeObject {
+  const metadata = object.metadata as { managedFields?: unknown; annotations?: Record<string, string> } | undefined;
+  if (metadata?.managedFields !== undefined) delete metadata.managedFields;
+  if (metadata?.annotations?.[lastAppliedAnnotation] !== undefined) delete metadata.annotations[lastAppliedAnnotation];
+  return object;
+}
+
 /** One list+watch, its store, and the subscribers it fans out to. */
 class SharedInformer implements ObjectSink {
   readonly objects = new Map<string, KubeObject>();
@@ -126,7 +141,7 @@ class SharedInformer implements ObjectSink {
 
   replace(items: readonly KubeObject[]): void {
     this.objects.clear();
-    for (const item of items) this.objects.set(objectKey(item), item);
+    for (const item of items) this.objects.set(objectKey(item), trim(item));
     this.synced = true;
     const waiting = new Set(this.unsynced);
     this.unsynced.clear();
@@ -140,6 +155,7 @@ class SharedInformer implements ObjectSink {
   }
 
   upsert(item: KubeObject): void {
+    trim(item);
     const key = objectKey(item);
     const previous = this.objects.get(key);
     this.objects.set(key, item);
@@ -147,6 +163,7 @@ class SharedInformer implements ObjectSink {
   }
 
   remove(item: KubeObject): void {
+    trim(item);
     this.objects.delete(objectKey(item));
     this.fanOut((s) => s.remove(item));
   }

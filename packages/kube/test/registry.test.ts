@@ -107,6 +107,30 @@ test('a different namespace, label selector or field selector is a watch of its 
   });
 });
 
+test('the store and the subscribers get objects without managedFields and the last-applied copy', async (t) => {
+  const api = await apiServer(t);
+  const bulky = (name: string): ApiObject => ({
+    ...service(name),
+    metadata: {
+      name,
+      namespace: 'default',
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(service(name)), keep: 'me' },
+      managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:spec': {} } }],
+    },
+  });
+  api.apply(bulky('a'));
+  const seen: KubeObject[] = [];
+  const lease = await new InformerRegistry().acquire({ endpoint: api.url }, servicesResource(), { replace: (items) => seen.push(...items), upsert: (item) => seen.push(item), remove: () => {} }, options());
+  t.after(() => lease.release());
+  await waitFor(() => lease.synced && api.watchCount === 1, 3000, 'sync');
+  api.apply(bulky('b'));
+  await waitFor(() => seen.length === 2, 3000, 'an event');
+  for (const object of [...seen, ...lease.objects.values()]) {
+    assert.deepEqual(Object.keys(object.metadata ?? {}).sort(), ['annotations', 'name', 'namespace', 'resourceVersion', 'uid']);
+    assert.deepEqual(object.metadata?.annotations, { keep: 'me' });
+  }
+});
+
 test('a field selector filters the list and the watch; a field change moves the object in or out', async (t) => {
   const api = await apiServer(t);
   api.apply(pod('running', 'Running', '10.1.0.1'));
