@@ -170,7 +170,7 @@ test('TestNotSyncedServeDNS: before the first sync a name error is SERVFAIL with
   t.after(() => api.close());
   // Services never list: the plugin starts after startup_timeout, unsynced.
   api.failNext(500, { count: 1_000_000, match: (r) => r.resource === 'services' });
-  const { dns, probe } = await startCluster(t, { api, zones: 'cluster.local in-addr.arpa', options: 'startup_timeout 100ms\nfallthrough in-addr.arpa', noWait: true, upstream: true });
+  const { dns, probe } = await startCluster(t, { api, zones: 'cluster.local in-addr.arpa', options: 'startup_timeout 700ms\nfallthrough in-addr.arpa', noWait: true, upstream: true });
   assert.equal(probe.ready(), false);
   await checkCases(dns, [
     { qname: 'svc0.testns.svc.cluster.local.', qtype: 'A', rcode: 'SERVFAIL', ns: [soa(Z)] },
@@ -180,6 +180,8 @@ test('TestNotSyncedServeDNS: before the first sync a name error is SERVFAIL with
     { qname: '1.0.0.10.in-addr.arpa.', qtype: 'PTR', rcode: 'NXDOMAIN', aa: false },
   ]);
   assert.ok(dns.lines.some((l) => l.includes('[WARNING] plugin/kubernetes: starting server with unsynced Kubernetes API')), dns.lines.join('\n'));
+  // While it waited, every 500 ms (kubernetes.go `InitKubeCache`):
+  assert.ok(dns.lines.some((l) => l.includes('[INFO] plugin/kubernetes: waiting for Kubernetes API before starting server')), dns.lines.join('\n'));
 });
 
 const zonalObjects = [
