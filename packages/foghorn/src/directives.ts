@@ -29,6 +29,7 @@ const order: readonly Entry[] = [
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
   { name: 'hosts', packageName: '@foghorn/plugin-hosts', why: 'static names answered after the cache and before the Kubernetes data sources, as plugin.cfg puts it before kubernetes' },
+  { name: 'kubernetes', packageName: '@foghorn/plugin-kubernetes', why: 'cluster DNS; CoreDNS lists it after cache (and hosts, k8s_external) so cached answers skip it, and before file, etcd, loop and forward, which get what it falls through' },
   { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
   { name: 'loop', packageName: '@foghorn/plugin-loop', why: 'just before forward: counts its own startup probe coming back through forward, and sees nothing an authoritative plugin above answered' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
