@@ -1,0 +1,146 @@
+/**
+ * examples/kubernetes/cluster-dns.yaml, Foghorn as a cluster's DNS: the pieces point at each
+ * other (labels, ports, probes, the Corefile path, the service account, the scaling objects),
+ * the Corefile is kubeadm's and Foghorn accepts it, and RBAC grants what the kubernetes plugin
+ * watches — everything it watches for this Corefile, and nothing no option of it would.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ClusterStore, parseKubernetes, watchedResources } from '@foghorn/plugin-kubernetes';
+import { parseDirective } from '@foghorn/testkit';
+import { repoRoot, runCli } from './cli-helpers.js';
+import { kubeadmCorefile, loadManifests, mountedCorefile, only, portNumber } from './manifest-helpers.js';
+import type { Deployment, Rule, Service } from './manifest-helpers.js';
+
+const manifests = loadManifests('cluster-dns.yaml');
+const deployment = only<Deployment>(manifests, 'Deployment');
+const pod = deployment.spec.template.spec;
+const container = pod.containers[0]!;
+const podLabels = deployment.spec.template.metadata.labels;
+const corefile = mountedCorefile(manifests, pod);
+
+/** Every key of `selector` has its value among the pods' labels. */
+function selectsPods(selector: Record<string, string>, what: string): void {
+  assert.ok(Object.keys(selector).length > 0, `${what} selects something`);
+  for (const [key, value] of Object.entries(selector)) assert.equal(podLabels[key], value, `${what} selects the pods (${key})`);
+}
+
+/** `group/plural` of everything the kubernetes plugin watches for the `kubernetes` block of `text`. */
+async function watchedBy(text: string): Promise<string[]> {
+  const block = /^[ \t]*kubernetes\b.*\{\n(?:.*\n)*?[ \t]*\}\n/m.exec(text)?.[0];
+  assert.ok(block, 'a kubernetes block');
+  const options = await parseDirective('kubernetes', parseKubernetes, block, '.:53');
+  return [...new Set(watchedResources(options, new ClusterStore()).map(([, spec]) => `${spec.group}/${spec.plural}`))].sort();
+}
+
+test('the Corefile is kubeadm\'s, mounted where -conf reads it, and Foghorn accepts it', async () => {
+  assert.equal(corefile, kubeadmCorefile);
+  const result = await runCli(['-validate', '-conf', 'stdin'], { input: corefile });
+  assert.equal(result.stdout, 'OK\n', result.stderr);
+});
+
+test('every object lives in kube-system and carries the k8s-app: kube-dns label', () => {
+  for (const m of manifests) {
+    assert.equal(m.metadata.labels?.['k8s-app'], 'kube-dns', `${m.kind} ${m.metadata.name}`);
+    if (!m.kind.startsWith('Cluster')) assert.equal(m.metadata.namespace, 'kube-system', `${m.kind} ${m.metadata.name}`);
+  }
+  selectsPods(deployment.spec.selector.matchLabels, 'the Deployment');
+});
+
+test('the probes are kubeadm\'s, on the ports health and ready listen on', () => {
+  // health and ready without an address listen on :8080 and :8181; prometheus names its own.
+  assert.match(corefile, /^ {4}health(?: \{)?$/m);
+  assert.doesNotMatch(corefile, /^ {4}health \S*:/m);
+  assert.match(corefile, /^ {4}ready$/m);
+  assert.match(corefile, /^ {4}prometheus :9153$/m);
+  assert.equal(container.livenessProbe.httpGet.path, '/health');
+  assert.equal(portNumber(container, container.livenessProbe.httpGet.port), 8080);
+  assert.equal(container.readinessProbe.httpGet.path, '/ready');
+  assert.equal(portNumber(container, container.readinessProbe.httpGet.port), 8181);
+  const ports = container.ports.map((p) => `${p.containerPort}/${p.protocol}`).sort();
+  assert.deepEqual(ports, ['53/TCP', '53/UDP', '8080/TCP', '8181/TCP', '9153/TCP']);
+});
+
+test('the pod resolves through the node, not through itself', () => {
+  // `forward . /etc/resolv.conf` with `loop`: the cluster's resolv.conf would point at this pod.
+  assert.match(corefile, /^ {4}forward \. \/etc\/resolv\.conf\b/m);
+  assert.match(corefile, /^ {4}loop$/m);
+  assert.equal(pod['dnsPolicy'], 'Default');
+});
+
+test('the container runs as non-root with only NET_BIND_SERVICE, no sysctl and a read-only root', () => {
+  assert.equal(pod.securityContext?.runAsNonRoot, true);
+  assert.equal(pod.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+  assert.equal(pod.securityContext?.sysctls, undefined);
+  assert.equal(container.securityContext.allowPrivilegeEscalation, false);
+  assert.equal(container.securityContext.readOnlyRootFilesystem, true);
+  assert.deepEqual(container.securityContext.capabilities, { drop: ['ALL'], add: ['NET_BIND_SERVICE'] });
+  const { requests, limits } = container.resources;
+  assert.match(requests.memory, /^\d+Mi$/);
+  assert.match(limits.memory, /^\d+Mi$/);
+  assert.ok(parseInt(requests.memory) <= parseInt(limits.memory), 'the memory request fits the limit');
+  assert.ok(requests.cpu, 'a CPU request, which the autoscaler needs');
+});
+
+test('the kube-dns Service selects the pods on 53/UDP, 53/TCP and 9153 at a fixed address', () => {
+  const service = only<Service>(manifests, 'Service', 'kube-dns');
+  selectsPods(service.spec.selector, 'kube-dns');
+  assert.match(service.spec.clusterIP ?? '', /^\d+\.\d+\.\d+\.\d+$/, 'the kubelets\' clusterDNS address');
+  assert.deepEqual(service.spec.ports.map((p) => `${p.name} ${p.port}/${p.protocol}`), ['dns 53/UDP', 'dns-tcp 53/TCP', 'metrics 9153/TCP']);
+  for (const port of service.spec.ports) {
+    const target = portNumber(container, port.targetPort, port.protocol);
+    assert.ok(container.ports.some((p) => p.containerPort === target && p.protocol === port.protocol), `${port.name} reaches the container`);
+  }
+});
+
+test('replicas spread over nodes and zones, a disruption budget keeps one up, the autoscaler owns the count', () => {
+  const spread = pod['topologySpreadConstraints'] as { topologyKey: string; maxSkew: number; labelSelector: { matchLabels: Record<string, string> } }[];
+  assert.deepEqual(spread.map((c) => c.topologyKey).sort(), ['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+  for (const constraint of spread) selectsPods(constraint.labelSelector.matchLabels, `spread over ${constraint.topologyKey}`);
+
+  const budget = only<{ spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } } }>(manifests, 'PodDisruptionBudget');
+  selectsPods(budget.spec.selector.matchLabels, 'the PodDisruptionBudget');
+  const autoscaler = only<{ spec: { scaleTargetRef: { apiVersion: string; kind: string; name: string }; minReplicas: number; maxReplicas: number } }>(manifests, 'HorizontalPodAutoscaler');
+  assert.deepEqual(autoscaler.spec.scaleTargetRef, { apiVersion: deployment.apiVersion, kind: 'Deployment', name: deployment.metadata.name });
+  assert.ok(autoscaler.spec.minReplicas >= 2, 'never a single DNS pod');
+  assert.ok(autoscaler.spec.maxReplicas > autoscaler.spec.minReplicas);
+  assert.equal(deployment.spec.replicas, autoscaler.spec.minReplicas);
+  assert.ok(budget.spec.maxUnavailable < autoscaler.spec.minReplicas, 'a drain leaves a replica serving');
+});
+
+test('RBAC grants list and watch on what the kubernetes plugin watches, to the pod\'s account', async () => {
+  const account = only(manifests, 'ServiceAccount');
+  assert.equal(pod.serviceAccountName, account.metadata.name);
+  assert.equal(account.metadata.namespace, deployment.metadata.namespace);
+  const role = only<{ rules: Rule[] }>(manifests, 'ClusterRole');
+  const binding = only<{ roleRef: unknown; subjects: unknown }>(manifests, 'ClusterRoleBinding');
+  assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata.name });
+  assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: account.metadata.name, namespace: account.metadata.namespace }]);
+  const granted = role.rules.flatMap((rule) => {
+    assert.deepEqual([...rule.verbs].sort(), ['list', 'watch']);
+    return rule.apiGroups.flatMap((group) => rule.resources.map((resource) => `${group}/${resource}`));
+  }).sort();
+
+  // This Corefile: nothing missing, or the plugin never syncs and /ready never passes.
+  for (const resource of await watchedBy(corefile)) assert.ok(granted.includes(resource), `${resource} is granted`);
+  // Nothing more than the most the plugin ever watches: `pods verified` and `multicluster`, the
+  // options the ConfigMap's comment names.
+  const widest = corefile
+    .replace('kubernetes cluster.local ', 'kubernetes cluster.local clusterset.local ')
+    .replace('pods insecure', 'pods verified\n       multicluster clusterset.local');
+  assert.deepEqual(granted, await watchedBy(widest));
+  const result = await runCli(['-validate', '-conf', 'stdin'], { input: widest });
+  assert.equal(result.stdout, 'OK\n', result.stderr);
+});
+
+test('the README swaps the image of kubeadm\'s coredns container and names the args this Deployment uses', () => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const start = readme.indexOf("\n## Replace a cluster's CoreDNS\n");
+  assert.ok(start >= 0, 'the section exists');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  assert.ok(section.includes('kubectl -n kube-system set image deployment/coredns coredns='), 'the set image command');
+  assert.ok(section.includes(`\`${container.args.join(' ')}\``), 'the args it must keep');
+  assert.ok(section.includes('examples/kubernetes/cluster-dns.yaml'));
+});
