@@ -8,8 +8,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ClusterStore, parseKubernetes, watchedResources } from '@foghorn/plugin-kubernetes';
-import { parseDirective } from '@foghorn/testkit';
+import { definePlugin } from '@foghorn/core';
+import type { ReadinessProbe } from '@foghorn/core';
+import bind from '@foghorn/plugin-bind';
+import kubernetes, { ClusterStore, parseKubernetes, watchedResources } from '@foghorn/plugin-kubernetes';
+import { directivesOf, parseDirective, startServer } from '@foghorn/testkit';
+import { startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
 import { repoRoot, runCli } from './cli-helpers.js';
 import { kubeadmCorefile, loadManifests, mountedCorefile, only, portNumber } from './manifest-helpers.js';
 import type { Deployment, Rule, Service } from './manifest-helpers.js';
@@ -29,9 +33,7 @@ function selectsPods(selector: Record<string, string>, what: string): void {
 
 /** `group/plural` of everything the kubernetes plugin watches for the `kubernetes` block of `text`. */
 async function watchedBy(text: string): Promise<string[]> {
-  const block = /^[ \t]*kubernetes\b.*\{\n(?:.*\n)*?[ \t]*\}\n/m.exec(text)?.[0];
-  assert.ok(block, 'a kubernetes block');
-  const options = await parseDirective('kubernetes', parseKubernetes, block, '.:53');
+  const options = await parseDirective('kubernetes', parseKubernetes, kubernetesBlock(text), '.:53');
   return [...new Set(watchedResources(options, new ClusterStore()).map(([, spec]) => `${spec.group}/${spec.plural}`))].sort();
 }
 
@@ -110,6 +112,24 @@ test('replicas spread over nodes and zones, a disruption budget keeps one up, th
   assert.ok(budget.spec.maxUnavailable < autoscaler.spec.minReplicas, 'a drain leaves a replica serving');
 });
 
+/** The kubernetes block of `text`, as written. */
+function kubernetesBlock(text: string): string {
+  const block = /^[ \t]*kubernetes\b.*\{\n(?:.*\n)*?[ \t]*\}\n/m.exec(text)?.[0];
+  assert.ok(block, 'a kubernetes block');
+  return block;
+}
+
+/** The Corefile with every option that widens what the plugin watches: `pods verified`, `multicluster`. */
+const widest = corefile
+  .replace('kubernetes cluster.local ', 'kubernetes cluster.local clusterset.local ')
+  .replace('pods insecure', 'pods verified\n       multicluster clusterset.local');
+
+/** `group/resource verb` for every rule of the ClusterRole. */
+function grants(): Set<string> {
+  const role = only<{ rules: Rule[] }>(manifests, 'ClusterRole');
+  return new Set(role.rules.flatMap((rule) => rule.apiGroups.flatMap((group) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => `${group}/${resource} ${verb}`)))));
+}
+
 test('RBAC grants list and watch on what the kubernetes plugin watches, to the pod\'s account', async () => {
   const account = only(manifests, 'ServiceAccount');
   assert.equal(pod.serviceAccountName, account.metadata.name);
@@ -127,13 +147,38 @@ test('RBAC grants list and watch on what the kubernetes plugin watches, to the p
   for (const resource of await watchedBy(corefile)) assert.ok(granted.includes(resource), `${resource} is granted`);
   // Nothing more than the most the plugin ever watches: `pods verified` and `multicluster`, the
   // options the ConfigMap's comment names.
-  const widest = corefile
-    .replace('kubernetes cluster.local ', 'kubernetes cluster.local clusterset.local ')
-    .replace('pods insecure', 'pods verified\n       multicluster clusterset.local');
   assert.deepEqual(granted, await watchedBy(widest));
   const result = await runCli(['-validate', '-conf', 'stdin'], { input: widest });
   assert.equal(result.stdout, 'OK\n', result.stderr);
 });
+
+for (const [name, text] of [['the Corefile', corefile], ['the Corefile with pods verified and multicluster', widest]] as const) {
+  test(`every request the kubernetes plugin makes for ${name} is granted, and it gets ready`, async (t) => {
+    const api = await startKubeApiServer();
+    t.after(() => api.close());
+    let probes: (() => readonly ReadinessProbe[]) | undefined;
+    const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.readinessProbes()) });
+    // The block as the ConfigMap has it, pointed at the test API server instead of in-cluster.
+    const block = kubernetesBlock(text).replace(/\{\n/, `{\n       endpoint ${api.url}\n`);
+    const dns = await startServer(`.:0 {\n    bind 127.0.0.1\n    readyprobe\n${block}}\n`, { directives: directivesOf(bind, readyprobe, kubernetes) });
+    t.after(() => dns.close());
+    const probe = probes?.().find((p) => p.name === 'kubernetes');
+    assert.ok(probe, 'kubernetes reports readiness');
+    await waitFor(() => probe.ready(), 5000, 'kubernetes ready');
+    // Listed, then watched: every informer's watch is open before the requests are judged.
+    const informers = watchedResources(await parseDirective('kubernetes', parseKubernetes, kubernetesBlock(text), '.:53'), new ClusterStore()).length;
+    await waitFor(() => Object.values(api.openWatches()).reduce((a, b) => a + b, 0) >= informers, 5000, `${informers} open watches`);
+
+    const granted = grants();
+    const asked = new Set(api.requests.map((request) => {
+      // /api/v1/RESOURCE... (core) or /apis/GROUP/VERSION/RESOURCE...
+      const group = /^\/apis\/([^/]+)\//.exec(request.path)?.[1] ?? '';
+      return `${group}/${request.resource} ${request.verb}`;
+    }));
+    assert.equal([...asked].filter((request) => request.endsWith(' watch')).length, (await watchedBy(text)).length, 'a watch on every resource');
+    for (const request of asked) assert.ok(granted.has(request), `${request} is granted`);
+  });
+}
 
 test('the README swaps the image of kubeadm\'s coredns container and names the args this Deployment uses', () => {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
