@@ -37,7 +37,7 @@ const enum Kind {
 interface Prepared {
   readonly kind: Kind;
   readonly encoded: Encoded;
-  /** For Upstream: the records so far and the lookup to make. */
+  /** For Upstream: the records so far and the lookup to make (`encoded` is then the NODATA reply). */
   readonly result: (Result & { kind: 'records' }) | null;
 }
 
@@ -87,7 +87,7 @@ export class Kubernetes implements Handler {
         if (this.fallsThrough(qname)) return nextOrFailure(this.name, this.next, req, w);
         return writeEncoded(req, w, prepared.encoded, this.state.synced() ? Rcode.NXDOMAIN : Rcode.SERVFAIL);
       case Kind.Upstream:
-        return this.upstream(req, w, prepared.result!, zone);
+        return this.upstream(req, w, prepared, zone);
     }
   }
 
@@ -140,7 +140,8 @@ export class Kubernetes implements Handler {
    * (forward, in the stock Corefiles). Any reply keeps the CNAME, whatever its rcode, and its TC
    * bit is copied; no reply drops it (NODATA).
    */
-  private async upstream(req: Request, w: ResponseWriter, result: Result & { kind: 'records' }, zone: ZoneInfo): Promise<number> {
+  private async upstream(req: Request, w: ResponseWriter, prepared: Prepared, zone: ZoneInfo): Promise<number> {
+    const result = prepared.result!;
     const upstream = result.upstream!;
     const depth = (this.depth.get(req) ?? 0) + 1;
     let reply: Packet | undefined;
@@ -173,18 +174,10 @@ export class Kubernetes implements Handler {
     if (reply !== undefined) {
       msg.answers.push(...result.answer.map((rr) => toPacket(rr, req.name, zoneText)), ...(reply.answers ?? []));
     }
-    if (msg.answers.length === 0) {
-      // NODATA: the SOA, as for any empty answer.
-      return writeEncoded(req, w, this.emptyAnswer(req, zone), Rcode.NOERROR);
-    }
+    // No reply: the CNAME goes too, and the prepared sections are the NODATA reply.
+    if (msg.answers.length === 0) return writeEncoded(req, w, prepared.encoded, Rcode.NOERROR);
     w.write(msg as Packet);
     return Rcode.NOERROR;
-  }
-
-  private emptyAnswer(req: Request, zone: ZoneInfo): Encoded {
-    const store = this.state.store!;
-    const soa = { serial: store.serial(zone.multicluster ? 'multicluster' : 'internal'), ttl: this.state.resolver!.soaTtl(), minimum: this.ttl };
-    return encode([], [], true, soa, req.questionEnd - 4 - 12, zone.name);
   }
 }
 

@@ -4,7 +4,7 @@
  * server is an endpoint of kube-system/kube-dns), over UDP and TCP.
  */
 import { test } from 'node:test';
-import { checkCases, endpointSlice, namespace, pod, service, soa, startCluster } from './fixtures.js';
+import { checkCases, endpointSlice, namespace, pod, service, serviceImport, soa, startCluster } from './fixtures.js';
 import type { Case } from './fixtures.js';
 
 const Z = 'cluster.local.';
@@ -121,4 +121,17 @@ test('more rows: an IP ExternalName is ignored, a portless service has no SRV, `
   ]);
   const quirk = await startCluster(t, { zones: 'cluster.local', options: 'noendpoints\nignore empty_service', objects: extra });
   await checkCases(quirk.dns, [nx(svc1, 'A'), nx('portless.ns.svc.cluster.local.', 'A')]);
+});
+
+test('an ExternalName into another zone of the plugin is answered by the plugin itself', async (t) => {
+  const { dns } = await startCluster(t, {
+    zones: 'cluster.local clusterset.local',
+    options: 'multicluster clusterset.local',
+    objects: [...objects, service('x', 'ns', { type: 'ExternalName', externalName: 'svc1.ns.svc.clusterset.local' }), serviceImport('svc1', 'ns', { ips: ['100.0.0.1'], ports: [http] })],
+  });
+  await checkCases(dns, [
+    { qname: 'x.ns.svc.cluster.local.', qtype: 'A', rcode: 'NOERROR', ordered: true, answer: ['x.ns.svc.cluster.local. 5 IN CNAME svc1.ns.svc.clusterset.local.', 'svc1.ns.svc.clusterset.local. 5 IN A 100.0.0.1'] },
+    // The target exists but has no AAAA: the lookup replied, so the CNAME stays (CoreDNS keeps it whatever the rcode).
+    { qname: 'x.ns.svc.cluster.local.', qtype: 'AAAA', rcode: 'NOERROR', answer: ['x.ns.svc.cluster.local. 5 IN CNAME svc1.ns.svc.clusterset.local.'] },
+  ]);
 });
