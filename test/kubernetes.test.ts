@@ -95,6 +95,13 @@ test('RBAC grants list and watch on exactly what the lighthouse plugin reads, to
   assert.deepEqual(granted.sort(), watched.sort());
 });
 
+test('under the operator\'s image override the plugin needs no more RBAC than the operator grants', () => {
+  // submariner-io/submariner-operator config/rbac/lighthouse-coredns/cluster_role.yaml: get,
+  // list and watch on these, for the submariner-lighthouse-coredns service account.
+  const operatorGrants = ['discovery.k8s.io/endpointslices', 'submariner.io/gateways', 'submariner.io/submariners', 'multicluster.x-k8s.io/serviceimports'];
+  for (const [, spec] of watchedResourceSpecs) assert.ok(operatorGrants.includes(`${spec.group}/${spec.plural}`), `${spec.group}/${spec.plural}`);
+});
+
 // The block Submariner's operator writes at the top of the cluster's Corefile
 // (servicediscovery_controller.go `updateLighthouseConfigInConfigMap`): its markers, then
 // `DOMAIN:PORT {\n    forward . IP\n}` per domain, PORT being that of the cluster's `.:PORT` block.
