@@ -9,7 +9,18 @@ import type { Registry } from 'prom-client';
 import { ConfigError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
-import type { Controller, Handler, HandlerFactory, HandlerResult, Hook, PluginDefinition, ReadinessProbe, ServerKey } from './plugin.js';
+import type {
+  Controller,
+  Handler,
+  HandlerFactory,
+  HandlerResult,
+  Hook,
+  KeyTransport,
+  PluginDefinition,
+  ReadinessProbe,
+  ServerKey,
+  ServerSettings,
+} from './plugin.js';
 import type { Request } from './request.js';
 import type { ResponseWriter } from './response.js';
 import type { Route } from './routes.js';
@@ -50,9 +61,13 @@ export type HookKind = 'startup' | 'shutdown' | 'restart' | 'restartFailed' | 'f
 
 /** The zones one listen address serves. */
 export interface AddressPlan {
+  /** `dns` (UDP and TCP), `tls` (DoT) or `https` (DoH). */
+  readonly transport: KeyTransport;
   /** '' for every address. */
   readonly host: string;
   readonly port: number;
+  /** The blocks' settings merged field by field, the last block that sets one winning (CoreDNS's `NewServer`). */
+  readonly settings: ServerSettings;
   readonly routes: Route[];
   /** A block here forwards, so classes other than IN are accepted (spec 2.3 step 4). */
   readonly acceptAnyClass: boolean;
@@ -90,6 +105,7 @@ interface BlockState {
   readonly keyTokens: Token[];
   readonly factories: { name: string; factory: HandlerFactory }[];
   readonly listenAddresses: string[];
+  readonly settings: ServerSettings;
   /** The listeners serving this block, as metrics `server` labels; filled once planned. */
   readonly servers: Set<string>;
 }
@@ -171,7 +187,7 @@ function blockState(block: ServerBlock, index: number, dnsPort: number): BlockSt
       keyTokens.push(token);
     }
   }
-  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], servers: new Set() };
+  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], settings: {}, servers: new Set() };
 }
 
 /**
@@ -190,9 +206,13 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
     const forwards = state.block.directives.some((d) => anyClassDirectives.has(d.name));
     state.keys.forEach((key, i) => {
       const token = state.keyTokens[i]!;
+      // CoreDNS serves such a block in clear text on the TLS port; an operator who wrote tls:// wants encryption.
+      if (key.transport !== 'dns' && state.settings.tls === undefined) {
+        throw positioned(token, `cannot serve ${key.canonical} - a ${key.transport}:// server block needs the tls directive (tls CERT KEY [CA])`);
+      }
       for (const host of hosts) {
         const where = host === '' ? '' : ` on ${host}`;
-        const id = `${key.zone}|${host}|${key.port}`;
+        const id = `${key.transport}|${key.zone}|${host}|${key.port}`;
         const first = seen.get(id);
         if (first) {
           throw positioned(token, `cannot serve ${key.canonical}${where} - it is already defined at ${first.file}:${first.line}:${first.column}`);
@@ -207,19 +227,25 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
           );
         }
         mine.set(key.port, token);
-        const planKey = `${host}|${key.port}`;
+        const planKey = `${key.transport}|${host}|${key.port}`;
         let plan = plans.get(planKey);
         if (!plan) {
-          plan = { host, port: key.port, routes: [], acceptAnyClass: false };
+          plan = { transport: key.transport, host, port: key.port, settings: {}, routes: [], acceptAnyClass: false };
           plans.set(planKey, plan);
           instance.addresses.push(plan);
         }
+        Object.assign(plan.settings, definedFields(state.settings));
         plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null });
-        state.servers.add(serverLabel(host, key.port));
+        state.servers.add(serverLabel(host, key.port, key.transport));
         if (forwards) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
       }
     });
   }
+}
+
+/** The fields of `settings` that a directive set, so merging never overwrites with undefined. */
+function definedFields(settings: ServerSettings): ServerSettings {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as ServerSettings;
 }
 
 /**
@@ -248,6 +274,7 @@ class SetupController extends Dispenser implements Controller {
   readonly log: Logger;
   readonly validating: boolean;
   readonly corefile: CorefileSource;
+  readonly settings: ServerSettings;
 
   constructor(
     tokens: readonly Token[],
@@ -264,6 +291,7 @@ class SetupController extends Dispenser implements Controller {
     this.log = context.logger.forPlugin(directive);
     this.validating = context.validating;
     this.corefile = instance.source;
+    this.settings = state.settings;
   }
 
   addHandler(factory: HandlerFactory): void {

@@ -18,6 +18,7 @@ interface Entry {
 }
 
 const order: readonly Entry[] = [
+  { name: 'timeouts', packageName: '@foghorn/plugin-timeouts', why: 'setup-only; sets the connection timeouts of the block, read when its listeners are planned' },
   { name: 'reload', packageName: '@foghorn/plugin-reload', why: 'setup-only; watches the Corefile, first so a broken reload is noticed before anything else' },
   { name: 'bind', packageName: '@foghorn/plugin-bind', why: 'setup-only; decides the listen addresses before any listener is planned' },
   { name: 'ready', packageName: '@foghorn/plugin-ready', why: 'setup-only; before health so /ready closes before the lameduck wait on shutdown' },
@@ -27,6 +28,7 @@ const order: readonly Entry[] = [
   { name: 'log', packageName: '@foghorn/plugin-log', why: 'logs the final reply of everything below, after errors so both agree on the rcode' },
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
+  { name: 'tls', packageName: '@foghorn/plugin-tls', why: 'setup-only; loads the certificate of tls:// and https:// blocks (CoreDNS v1.14.7 lists it after dnssec)' },
   { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
   { name: 'whoami', packageName: '@foghorn/plugin-whoami', why: 'debug answerer; never calls next, so it sits at the end' },

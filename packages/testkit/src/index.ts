@@ -227,3 +227,5 @@ export { freeTcpPort, holdTcpPort, httpGet } from './http.js';
 export type { HeldPort, HttpGetOptions, HttpReply } from './http.js';
 export { checkPluginReadme } from './readme.js';
 export type { ReadmeCheck } from './readme.js';
+export { makeTestPki } from './tls.js';
+export type { TestCert, TestPki } from './tls.js';
