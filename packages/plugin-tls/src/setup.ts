@@ -92,7 +92,6 @@ export function loadTls(options: TlsOptions, at: Token): TlsSettings {
 }
 
 export function setup(c: Controller): void {
-  if (c.settings.tls) throw c.error('TLS already configured for this server instance');
   const { at, ...options } = parseTls(c);
   c.settings.tls = loadTls(options, at);
 }

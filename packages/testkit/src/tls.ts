@@ -1,9 +1,12 @@
 /**
- * Certificates for TLS tests, made at test time with the `openssl` command: a test CA, a server
+ * DNS over TLS and HTTPS test helpers. Certificates for TLS tests, made at test time with the `openssl` command: a test CA, a server
  * certificate for `localhost` and 127.0.0.1 signed by it, a client certificate signed by it, and a
  * client certificate of another CA (which verification must refuse). EC P-256 keys, valid two days.
+ * Plus a DoH request helper (HTTP/2 or HTTP/1.1) and a runner for Knot's `kdig`.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import http2 from 'node:http2';
+import https from 'node:https';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,4 +82,76 @@ export function makeTestPki(): TestPki {
     issueServer: (name) => issue(dir, 'ca', name, 'localhost', serverExtensions),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** An HTTP reply as a DoH test reads it. */
+export interface DohReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer;
+  /** `h2` or `http/1.1`, as negotiated. */
+  readonly protocol: string;
+}
+
+/** One HTTPS request for DoH tests: HTTP/2 by default, HTTP/1.1 with `http1`. */
+export interface DohRequest {
+  readonly port: number;
+  readonly ca: string;
+  readonly method?: string;
+  /** Path with query string; `/dns-query` by default. */
+  readonly path?: string;
+  readonly body?: Buffer;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly http1?: boolean;
+  /** Client certificate and key, for client_auth. */
+  readonly cert?: string;
+  readonly key?: string;
+}
+
+/** Sends one request to a DoH listener on 127.0.0.1 (server name `localhost`) and reads the whole reply. */
+export async function dohRequest(request: DohRequest): Promise<DohReply> {
+  const path = request.path ?? '/dns-query';
+  const method = request.method ?? 'GET';
+  const auth = { ca: request.ca, servername: 'localhost', ...(request.cert ? { cert: request.cert, key: request.key } : {}) };
+  const headers = { ...(request.body ? { 'content-type': 'application/dns-message' } : {}), ...request.headers };
+  if (request.http1) {
+    return new Promise((resolve, reject) => {
+      const req = https.request({ host: '127.0.0.1', port: request.port, path, method, headers, agent: false, ...auth }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), protocol: 'http/1.1' }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(request.body);
+    });
+  }
+  const session = http2.connect(`https://127.0.0.1:${request.port}`, auth);
+  try {
+    return await new Promise<DohReply>((resolve, reject) => {
+      session.on('error', reject);
+      const stream = session.request({ ':method': method, ':path': path, ...headers });
+      const chunks: Buffer[] = [];
+      let responseHeaders: Record<string, string | string[] | undefined> = {};
+      stream.on('response', (h) => (responseHeaders = h as Record<string, string | string[] | undefined>));
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () =>
+        resolve({ status: Number(responseHeaders[':status']), headers: responseHeaders, body: Buffer.concat(chunks), protocol: session.alpnProtocol ?? '' }),
+      );
+      stream.on('error', reject);
+      stream.end(request.body);
+    });
+  } finally {
+    session.close();
+  }
+}
+
+/** Runs Knot's `kdig` (Debian package knot-dnsutils) and resolves with its output; rejects when it exits non-zero. */
+export function kdig(args: readonly string[], timeoutMs = 10_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('kdig', args, { timeout: timeoutMs }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`kdig ${args.join(' ')}: ${error.message}\n${stdout}${stderr}`));
+      else resolve(stdout + stderr);
+    });
+  });
 }
