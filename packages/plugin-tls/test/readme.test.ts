@@ -2,7 +2,6 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { checkPluginReadme, directivesOf, makeTestPki } from '@foghorn/testkit';
-import timeouts from '@foghorn/plugin-timeouts';
 import tls from '@foghorn/plugin-tls';
 import whoami from '@foghorn/plugin-whoami';
 
@@ -16,4 +15,4 @@ const readme = new URL('../../README.md', import.meta.url);
 process.chdir(pki.dir);
 after(() => pki.remove());
 
-checkPluginReadme(readme, { name: 'tls', directives: directivesOf(timeouts, tls, whoami), minExamples: 3 });
+checkPluginReadme(readme, { name: 'tls', directives: directivesOf(tls, whoami), minExamples: 3 });
