@@ -7,7 +7,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import http2 from 'node:http2';
 import https from 'node:https';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -32,6 +32,11 @@ export interface TestPki {
   readonly stranger: TestCert;
   /** Another server certificate signed by `ca`, with a different serial (for reload tests). */
   issueServer(name: string): TestCert;
+  /**
+   * Writes the server certificate, its key and the CA as `cert.pem`, `key.pem` and `ca.pem`
+   * (the names of CoreDNS's README examples) into {@link dir}, and returns it.
+   */
+  readmeFiles(): string;
   remove(): void;
 }
 
@@ -73,13 +78,20 @@ export function makeTestPki(): TestPki {
   const dir = mkdtempSync(join(tmpdir(), 'foghorn-pki-'));
   const ca = makeCa(dir, 'ca', 'Foghorn Test CA');
   makeCa(dir, 'other-ca', 'Foghorn Other CA');
+  const server = issue(dir, 'ca', 'server', 'localhost', serverExtensions);
   return {
     dir,
     ca,
-    server: issue(dir, 'ca', 'server', 'localhost', serverExtensions),
+    server,
     client: issue(dir, 'ca', 'client', 'client.test', clientExtensions),
     stranger: issue(dir, 'other-ca', 'stranger', 'stranger.test', clientExtensions),
     issueServer: (name) => issue(dir, 'ca', name, 'localhost', serverExtensions),
+    readmeFiles: () => {
+      copyFileSync(server.certFile, join(dir, 'cert.pem'));
+      copyFileSync(server.keyFile, join(dir, 'key.pem'));
+      copyFileSync(ca.certFile, join(dir, 'ca.pem'));
+      return dir;
+    },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
