@@ -163,6 +163,8 @@ export class DohListener extends Listener {
         socket.destroy();
         return;
       }
+      // Replies are small and each is a whole response: send at once, not after Nagle's delay.
+      socket.setNoDelay(true);
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
