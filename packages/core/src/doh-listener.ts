@@ -13,9 +13,9 @@ import http2 from 'node:http2';
 import type { Http2ServerRequest, Http2ServerResponse, Http2Session } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type net from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { listenError } from './address.js';
-import { bindStream, clientAddress, Listener, rejectReply, ReplyWriter, wrapListenError } from './listener.js';
-import { defaultStreamTimeouts } from './listener.js';
+import { bindStream, clientAddress, defaultStreamTimeouts, GRACEFUL_STOP_MS, Listener, rejectReply, ReplyWriter, wrapListenError } from './listener.js';
 import type { ServerSettings } from './plugin.js';
 import { Request } from './request.js';
 import { clientAllowed, renewSecureContext, secureServerOptions } from './tls-listener.js';
@@ -158,7 +158,7 @@ export class DohListener extends Listener {
     });
     server.maxConnections = defaultHttpsMaxConnections;
     server.setTimeout(this.timeouts().idleTimeoutMs);
-    server.on('secureConnection', (socket: import('node:tls').TLSSocket) => {
+    server.on('secureConnection', (socket: TLSSocket) => {
       if (!this.settings.tls || !clientAllowed(socket, this.settings.tls)) {
         socket.destroy();
         return;
@@ -173,8 +173,16 @@ export class DohListener extends Listener {
       session.once('close', () => this.sessions.delete(session));
       session.on('error', () => session.destroy());
     });
-    server.on('tlsClientError', (_error: Error, socket: import('node:tls').TLSSocket) => socket.destroy());
-    server.on('request', (req: HttpRequest, res: HttpResponse) => this.onRequest(req, res));
+    server.on('tlsClientError', (_error: Error, socket: TLSSocket) => socket.destroy());
+    server.on('request', (req: HttpRequest, res: HttpResponse) => {
+      // A throw here would end the process (an uncaught exception in an event handler): answer 500 instead.
+      try {
+        this.onRequest(req, res);
+      } catch (error) {
+        this.options.logger.error(`${this.server}: DoH request: ${error instanceof Error ? error.message : String(error)}`);
+        this.httpError(res, 500, 'Internal Server Error');
+      }
+    });
     try {
       this.server2 = await bindStream(server, this.options.host, this.options.port);
     } catch (error) {
@@ -185,7 +193,7 @@ export class DohListener extends Listener {
   }
 
   /** Stops accepting; HTTP/2 sessions finish their streams (GOAWAY), everything is cut after `graceMs`. */
-  override async close(graceMs = 5_000): Promise<void> {
+  override async close(graceMs = GRACEFUL_STOP_MS): Promise<void> {
     const server = this.server2;
     this.server2 = undefined;
     if (!server) return;

@@ -32,7 +32,7 @@ import type { QueryHeader } from './wire.js';
  */
 export const defaultStreamTimeouts = { readTimeoutMs: 3_000, writeTimeoutMs: 5_000, idleTimeoutMs: 10_000 } as const;
 /** How long a graceful stop waits for TCP connections before cutting them (spec 2.6). */
-const GRACEFUL_STOP_MS = 5_000;
+export const GRACEFUL_STOP_MS = 5_000;
 const CLASS_IN = 1;
 
 /** Counters the listener reports to whoever observes the process (prometheus). */

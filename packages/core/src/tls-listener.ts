@@ -8,7 +8,7 @@
 import tls from 'node:tls';
 import type net from 'node:net';
 import { listenError } from './address.js';
-import { bindStream, Listener, wrapListenError } from './listener.js';
+import { bindStream, GRACEFUL_STOP_MS, Listener, wrapListenError } from './listener.js';
 import type { ServerSettings, TlsSettings } from './plugin.js';
 
 /**
@@ -71,6 +71,9 @@ export function renewSecureContext(server: tls.Server, settings: TlsSettings): v
 
 /** One DoT listener: `tls://zone:853`. */
 export class TlsListener extends Listener {
+  /** Every accepted socket, handshake done or not, so a stop can cut the ones still handshaking. */
+  private readonly accepted = new Set<net.Socket>();
+
   override configure(settings: ServerSettings): void {
     super.configure(settings);
     const server = this.tcp as tls.Server | undefined;
@@ -86,6 +89,10 @@ export class TlsListener extends Listener {
       handshakeTimeout: settings.readTimeoutMs ?? 3_000,
     });
     server.maxConnections = defaultTlsMaxConnections;
+    server.on('connection', (socket: net.Socket) => {
+      this.accepted.add(socket);
+      socket.once('close', () => this.accepted.delete(socket));
+    });
     server.on('secureConnection', (socket: tls.TLSSocket) => {
       // The current settings: a reload may have changed the policy since the server was made.
       if (!this.settings.tls || !clientAllowed(socket, this.settings.tls)) {
@@ -103,5 +110,17 @@ export class TlsListener extends Listener {
     }
     this.boundPort = (this.tcp.address() as net.AddressInfo).port;
     this.tcp.on('error', (error) => this.options.logger.error(`${this.server}: TLS: ${error.message}`));
+  }
+
+  /** As {@link Listener.close}, and connections still in their handshake are cut after `graceMs` too. */
+  override async close(graceMs?: number): Promise<void> {
+    const timer = setTimeout(() => {
+      for (const socket of this.accepted) socket.destroy();
+    }, graceMs ?? GRACEFUL_STOP_MS);
+    try {
+      await super.close(graceMs);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
