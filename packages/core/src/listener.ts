@@ -100,7 +100,7 @@ class UdpWriter extends ReplyWriter {
  */
 class TcpConnection {
   inFlight = 0;
-  /** Queries read so far, for *timeouts*' `max_queries`. */
+  /** Queries read so far, for *timeouts*' `maxtcpqueries`. */
   queries = 0;
   closing = false;
   private paused = false;
@@ -186,7 +186,7 @@ export class Listener {
   /** Timeouts and TLS of the blocks served here; see {@link Listener.configure}. */
   protected settings: ServerSettings = {};
   private udp: dgram.Socket | undefined;
-  /** The stream server: TCP here, TLS for DoT, HTTP/2 for DoH. */
+  /** The stream server: TCP here, TLS for DoT (DoH keeps its HTTP/2 server itself). */
   protected tcp: net.Server | undefined;
   private readonly connections = new Set<TcpConnection>();
   private readonly header: QueryHeader = emptyHeader();
@@ -321,7 +321,7 @@ export class Listener {
         if (connection.queries++ === 0) socket.setTimeout(idleTimeoutMs);
         this.onFrame(connection, buf.subarray(2, length + 2));
         buf = buf.subarray(length + 2);
-        // max_queries: the connection ends after the replies to the queries it was allowed.
+        // maxtcpqueries: the connection ends after the replies to the queries it was allowed.
         if (connection.queries === maxQueries) connection.close();
       }
       if (buf.length > 0 && !connection.closing) pending = Buffer.from(buf);
