@@ -62,11 +62,14 @@ export function clientAllowed(socket: tls.TLSSocket, settings: TlsSettings): boo
 }
 
 /**
- * Swaps the certificate of a running TLS server (a reload): new connections get the new one,
- * open ones keep theirs. The session ticket keys are kept, so clients resume across reloads.
+ * Swaps the certificate and client policy of a running TLS server (a reload): new connections get
+ * them, open ones keep theirs. The session ticket keys are kept, so clients resume across reloads.
  */
 export function renewSecureContext(server: tls.Server, settings: TlsSettings): void {
-  server.setSecureContext({ ...secureServerOptions(settings), ticketKeys: server.getTicketKeys() });
+  const options = secureServerOptions(settings);
+  server.setSecureContext({ ...options, ticketKeys: server.getTicketKeys() });
+  // setSecureContext leaves the client policy alone; Node reads these two per new connection.
+  Object.assign(server, { requestCert: options.requestCert, rejectUnauthorized: options.rejectUnauthorized });
 }
 
 /** One DoT listener: `tls://zone:853`. */

@@ -25,6 +25,10 @@ const ttl = testPlugin('ttl', (next) => ({
       { type: 'A', name: req.name, ttl: 300, data: '10.0.0.1' },
       { type: 'A', name: req.name, ttl: 60, data: '10.0.0.2' },
     ];
+    // big.ttl.test: 60 more records, far over the 512 bytes the query allows over UDP.
+    if (req.qname.endsWith('big.ttl.test.')) {
+      for (let i = 0; i < 60; i++) msg.answers.push({ type: 'A', name: req.name, ttl: 120, data: `10.0.1.${i}` });
+    }
     w.write(msg);
     return 0;
   },
@@ -69,6 +73,30 @@ test('GET and POST over HTTP/2 and HTTP/1.1: the reply, its type, and max-age = 
       assert.deepEqual(decodeReply(reply.body).answers!.map((a) => (a as dnsPacket.StringAnswer).ttl), [300, 60]);
     }
   }
+});
+
+test('a reply over the client\'s UDP size is not truncated', async () => {
+  const reply = await dohRequest({ port, ca: pki.ca.cert, method: 'POST', body: makeQuery('x.big.ttl.test', 'A', { udpSize: 512 }) });
+  const packet = decodeReply(reply.body);
+  assert.equal(packet.flag_tc, false);
+  assert.equal(packet.answers!.length, 62);
+});
+
+test('client_auth and a reload on a DoH listener: require_and_verify, then nocert after the reload', async (t) => {
+  const block = (policy: string): string =>
+    `https://.:0 {\n  bind 127.0.0.1\n  tls ${pki.server.certFile} ${pki.server.keyFile} ${pki.ca.certFile} {\n    client_auth ${policy}\n  }\n  whoami\n}\n`;
+  const strict = await startServer(block('require_and_verify'), { directives: directivesOf(bind, tlsPlugin, whoami) });
+  t.after(() => strict.close());
+  const request = { port: strict.port(), ca: pki.ca.cert, path: get(makeQuery('example.org', 'A')) };
+  const client = { cert: pki.client.cert, key: pki.client.key };
+  const stranger = { cert: pki.stranger.cert, key: pki.stranger.key };
+  for (const http1 of [false, true]) {
+    assert.equal((await dohRequest({ ...request, ...client, http1 })).status, 200);
+    await assert.rejects(dohRequest({ ...request, http1 }));
+    await assert.rejects(dohRequest({ ...request, ...stranger, http1 }));
+  }
+  assert.equal(await strict.reload(block('nocert')), true);
+  assert.equal((await dohRequest(request)).status, 200);
 });
 
 test('the whole chain answers: whoami sees the client over tcp; zones are routed by suffix', async () => {

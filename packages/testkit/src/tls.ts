@@ -147,9 +147,11 @@ export async function dohRequest(request: DohRequest): Promise<DohReply> {
       let responseHeaders: Record<string, string | string[] | undefined> = {};
       stream.on('response', (h) => (responseHeaders = h as Record<string, string | string[] | undefined>));
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () =>
-        resolve({ status: Number(responseHeaders[':status']), headers: responseHeaders, body: Buffer.concat(chunks), protocol: session.alpnProtocol ?? '' }),
-      );
+      stream.on('end', () => {
+        if (responseHeaders[':status'] === undefined) reject(new Error('the stream ended without a response'));
+        else resolve({ status: Number(responseHeaders[':status']), headers: responseHeaders, body: Buffer.concat(chunks), protocol: session.alpnProtocol ?? '' });
+      });
+      stream.on('close', () => reject(new Error('the stream closed without a response')));
       stream.on('error', reject);
       stream.end(request.body);
     });
