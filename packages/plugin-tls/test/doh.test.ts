@@ -4,9 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import http2 from 'node:http2';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import tls from 'node:tls';
-import { cacheMaxAge, replyTo } from '@foghorn/core';
+import { cacheMaxAge, defaultHttp2MaxStreams, defaultHttpsMaxConnections, replyTo } from '@foghorn/core';
 import bind from '@foghorn/plugin-bind';
 import tlsPlugin from '@foghorn/plugin-tls';
 import whoami from '@foghorn/plugin-whoami';
@@ -163,7 +165,6 @@ test('hostile input: a body that claims 1 GB, a non-HTTP stream, garbage instead
   assert.match(huge, /^HTTP\/1\.1 400 /);
   const nonsense = await raw('\x00\x01\x02 nonsense\r\n\r\n');
   assert.match(nonsense, /^HTTP\/1\.1 400 Bad Request|^$/);
-  const { default: net } = await import('node:net');
   const garbage = net.connect(port, '127.0.0.1');
   garbage.on('error', () => undefined);
   const closed = once(garbage, 'close');
@@ -174,7 +175,6 @@ test('hostile input: a body that claims 1 GB, a non-HTTP stream, garbage instead
 });
 
 test('several requests on one HTTP/2 connection, in parallel', async () => {
-  const { default: http2 } = await import('node:http2');
   const session = http2.connect(`https://127.0.0.1:${port}`, { ca: pki.ca.cert, servername: 'localhost' });
   try {
     const replies = await Promise.all(
@@ -190,6 +190,36 @@ test('several requests on one HTTP/2 connection, in parallel', async () => {
   } finally {
     session.close();
   }
+});
+
+test('limits: 200 connections per DoH listener (more are closed on accept), 250 streams per HTTP/2 connection', async (t) => {
+  const session = http2.connect(`https://127.0.0.1:${port}`, { ca: pki.ca.cert, servername: 'localhost' });
+  t.after(() => session.close());
+  await once(session, 'remoteSettings');
+  assert.equal(session.remoteSettings.maxConcurrentStreams, defaultHttp2MaxStreams);
+  assert.equal(defaultHttp2MaxStreams, 250);
+  // Plain TCP connections count before their handshake: hold the remaining slots, then one more.
+  const held: net.Socket[] = [];
+  t.after(() => held.forEach((socket) => socket.destroy()));
+  for (let i = 1; i < defaultHttpsMaxConnections; i++) {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    held.push(socket);
+    await once(socket, 'connect');
+  }
+  const extra = net.connect(port, '127.0.0.1');
+  extra.on('error', () => undefined);
+  await once(extra, 'close');
+  // Closed on accept, not by a timeout: every held connection is still open.
+  assert.ok(held.every((socket) => socket.readyState === 'open'));
+  for (const socket of held) socket.destroy();
+  // The open session still answers; a new connection is accepted once the others are gone.
+  const stream = session.request({ ':path': get(makeQuery('a.ttl.test', 'A')) });
+  stream.resume();
+  stream.end();
+  const [headers] = (await once(stream, 'response')) as [Record<string, string>];
+  assert.equal(headers[':status'], 200);
+  assert.equal(defaultHttpsMaxConnections, 200);
 });
 
 test('cacheMaxAge follows dnsutil.MinimalTTL: errors, empty replies and delegations get 5 s, at most an hour', () => {
