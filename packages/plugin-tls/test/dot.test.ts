@@ -9,7 +9,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import tls from 'node:tls';
-import { replyTo } from '@foghorn/core';
+import { defaultTlsMaxConnections, replyTo } from '@foghorn/core';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import { decodeReply, directivesOf, kdig, makeQuery, makeTestPki, startServer, tcpExchange, testPlugin } from '@foghorn/testkit';
@@ -199,4 +199,29 @@ test('garbage instead of a TLS handshake closes that connection only', async (t)
   garbage.write(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
   await closed;
   assert.equal(await answered(port), true);
+});
+
+test('limit: 1,000 connections per DoT listener; one more is closed on accept, the others keep being served', async (t) => {
+  assert.equal(defaultTlsMaxConnections, 1_000);
+  const server = await serve(corefile());
+  t.after(() => server.close());
+  const port = server.port('.');
+  const held: net.Socket[] = [];
+  t.after(() => held.forEach((socket) => socket.destroy()));
+  // Plain TCP connections count before their handshake.
+  for (let i = 0; i < defaultTlsMaxConnections; i++) {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    held.push(socket);
+    await once(socket, 'connect');
+  }
+  const extra = net.connect(port, '127.0.0.1');
+  extra.on('error', () => undefined);
+  await once(extra, 'close');
+  assert.ok(held.every((socket) => socket.readyState === 'open'));
+  // Once the server has seen a held connection go, a new one is accepted (refusals are immediate, so retry).
+  held.pop()!.destroy();
+  let ok = false;
+  for (let attempt = 0; attempt < 50 && !ok; attempt++) ok = await answered(port);
+  assert.equal(ok, true);
 });
