@@ -136,14 +136,15 @@ export class DohListener extends Listener {
   private readonly sockets = new Set<net.Socket>();
   private readonly dohHeader: QueryHeader = emptyHeader();
 
+  /** The timeouts in force: CoreDNS's defaults, overridden by *timeouts*; computed once per configuration. */
+  private timeouts: { readTimeoutMs: number; writeTimeoutMs: number; idleTimeoutMs: number } = { ...defaultStreamTimeouts };
+
   override configure(settings: ServerSettings): void {
     super.configure(settings);
+    const { readTimeoutMs, writeTimeoutMs, idleTimeoutMs } = { ...defaultStreamTimeouts, ...settings };
+    this.timeouts = { readTimeoutMs, writeTimeoutMs, idleTimeoutMs };
     if (this.server2 && settings.tls) renewSecureContext(this.server2, settings.tls);
-    this.server2?.setTimeout(this.timeouts().idleTimeoutMs);
-  }
-
-  private timeouts(): { readTimeoutMs: number; writeTimeoutMs: number; idleTimeoutMs: number } {
-    return { ...defaultStreamTimeouts, ...this.settings };
+    this.server2?.setTimeout(this.timeouts.idleTimeoutMs);
   }
 
   protected override async bind(): Promise<void> {
@@ -153,11 +154,11 @@ export class DohListener extends Listener {
       ...secureServerOptions(settings.tls),
       ALPNProtocols: ['h2', 'http/1.1'],
       allowHTTP1: true,
-      handshakeTimeout: this.timeouts().readTimeoutMs,
+      handshakeTimeout: this.timeouts.readTimeoutMs,
       settings: { maxConcurrentStreams: defaultHttp2MaxStreams },
     });
     server.maxConnections = defaultHttpsMaxConnections;
-    server.setTimeout(this.timeouts().idleTimeoutMs);
+    server.setTimeout(this.timeouts.idleTimeoutMs);
     server.on('secureConnection', (socket: TLSSocket) => {
       if (!this.settings.tls || !clientAllowed(socket, this.settings.tls)) {
         socket.destroy();
@@ -222,7 +223,7 @@ export class DohListener extends Listener {
     const chunks: Buffer[] = [];
     let size = 0;
     // The whole body must arrive within the read timeout (Go's http.Server ReadTimeout).
-    const timer = setTimeout(() => req.destroy(), this.timeouts().readTimeoutMs);
+    const timer = setTimeout(() => req.destroy(), this.timeouts.readTimeoutMs);
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size <= MAX_QUERY_SIZE) return void chunks.push(chunk);
@@ -255,7 +256,7 @@ export class DohListener extends Listener {
   respond(res: HttpResponse, wire: Buffer): void {
     if (res.writableEnded || res.destroyed) return;
     this.options.events?.httpsResponse?.(this.server, 200);
-    res.setTimeout(this.timeouts().writeTimeoutMs, () => res.destroy());
+    res.setTimeout(this.timeouts.writeTimeoutMs, () => res.destroy());
     res.writeHead(200, { 'content-type': MIME_TYPE, 'cache-control': `max-age=${cacheMaxAge(wire)}`, 'content-length': wire.length });
     res.end(wire);
   }
