@@ -131,8 +131,9 @@ export function dnsParameter(query: string): Buffer | undefined {
 
 /** One DoH listener: `https://zone:443`. */
 export class DohListener extends Listener {
-  private server2: http2.Http2SecureServer | undefined;
+  private httpsServer: http2.Http2SecureServer | undefined;
   private readonly sessions = new Set<Http2Session>();
+  /** Every accepted socket, handshake done or not, so a stop can cut them all. */
   private readonly sockets = new Set<net.Socket>();
   private readonly dohHeader: QueryHeader = emptyHeader();
 
@@ -143,8 +144,8 @@ export class DohListener extends Listener {
     super.configure(settings);
     const { readTimeoutMs, writeTimeoutMs, idleTimeoutMs } = { ...defaultStreamTimeouts, ...settings };
     this.timeouts = { readTimeoutMs, writeTimeoutMs, idleTimeoutMs };
-    if (this.server2 && settings.tls) renewSecureContext(this.server2, settings.tls);
-    this.server2?.setTimeout(this.timeouts.idleTimeoutMs);
+    if (this.httpsServer && settings.tls) renewSecureContext(this.httpsServer, settings.tls);
+    this.httpsServer?.setTimeout(this.timeouts.idleTimeoutMs);
   }
 
   protected override async bind(): Promise<void> {
@@ -159,15 +160,14 @@ export class DohListener extends Listener {
     });
     server.maxConnections = defaultHttpsMaxConnections;
     server.setTimeout(this.timeouts.idleTimeoutMs);
-    server.on('secureConnection', (socket: TLSSocket) => {
-      if (!this.settings.tls || !clientAllowed(socket, this.settings.tls)) {
-        socket.destroy();
-        return;
-      }
+    server.on('connection', (socket: net.Socket) => {
       // Replies are small and each is a whole response: send at once, not after Nagle's delay.
       socket.setNoDelay(true);
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
+    });
+    server.on('secureConnection', (socket: TLSSocket) => {
+      if (!this.settings.tls || !clientAllowed(socket, this.settings.tls)) socket.destroy();
     });
     server.on('session', (session: Http2Session) => {
       this.sessions.add(session);
@@ -185,7 +185,7 @@ export class DohListener extends Listener {
       }
     });
     try {
-      this.server2 = await bindStream(server, this.options.host, this.options.port);
+      this.httpsServer = await bindStream(server, this.options.host, this.options.port);
     } catch (error) {
       throw wrapListenError(`Listen: ${listenError(this.where(this.options.port), error).message}`, error);
     }
@@ -195,8 +195,8 @@ export class DohListener extends Listener {
 
   /** Stops accepting; HTTP/2 sessions finish their streams (GOAWAY), everything is cut after `graceMs`. */
   override async close(graceMs = GRACEFUL_STOP_MS): Promise<void> {
-    const server = this.server2;
-    this.server2 = undefined;
+    const server = this.httpsServer;
+    this.httpsServer = undefined;
     if (!server) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const session of this.sessions) session.close();
