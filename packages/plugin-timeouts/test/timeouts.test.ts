@@ -12,7 +12,8 @@ import bind from '@foghorn/plugin-bind';
 import timeouts from '@foghorn/plugin-timeouts';
 import tlsPlugin from '@foghorn/plugin-tls';
 import whoami from '@foghorn/plugin-whoami';
-import { decodeReply, directivesOf, makeQuery, makeTestPki, startServer, tcpExchange } from '@foghorn/testkit';
+import { replyTo } from '@foghorn/core';
+import { decodeReply, directivesOf, makeQuery, makeTestPki, startServer, tcpExchange, testPlugin } from '@foghorn/testkit';
 import type { TestPki, TestServer } from '@foghorn/testkit';
 
 const limit = { timeout: 5_000 };
@@ -94,4 +95,41 @@ test('a TLS client that connects and never sends its hello is closed after the r
   const socket = net.connect(portOf('tls'), '127.0.0.1');
   await once(socket, 'connect');
   await once(socket, 'close');
+});
+
+/** Answers with 200 A records (about 3 KB), so replies pile up fast on a client that does not read. */
+const big = testPlugin('big', () => ({
+  name: 'big',
+  serveDNS(req, w) {
+    const msg = replyTo(req);
+    msg.answers = Array.from({ length: 200 }, (_, i) => ({ type: 'A' as const, name: req.name, ttl: 30, data: `10.0.${i >> 8}.${i & 255}` }));
+    w.write(msg);
+    return 0;
+  },
+}));
+
+test('write: a TCP client that stops reading its replies is cut after the write timeout', limit, async (t) => {
+  const blocked = await startServer('.:0 {\n  bind 127.0.0.1\n  timeouts {\n    write 1s\n    idle 60s\n  }\n  big\n}\n', {
+    directives: directivesOf(timeouts, bind, big),
+  });
+  t.after(() => blocked.close());
+  const socket = net.connect(blocked.port(), '127.0.0.1');
+  socket.on('error', () => undefined);
+  // Not events.once: the reset arrives as an 'error' before 'close', and that is the expected end.
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  await once(socket, 'connect');
+  socket.pause();
+  const query = makeQuery('example.org', 'A');
+  const frame = Buffer.concat([Buffer.from([0, query.length]), query]);
+  // About 30 MB of replies: more than both sockets' kernel buffers hold, so the server's writes back up.
+  const batch = Buffer.concat(Array.from({ length: 1_000 }, () => frame));
+  for (let i = 0; i < 10 && !socket.destroyed; i++) {
+    if (!socket.write(batch)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), closed]);
+  }
+  // A paused socket notices the server's reset only when it writes: keep sending one query now and then.
+  const poke = setInterval(() => {
+    if (!socket.destroyed) socket.write(frame, () => undefined);
+  }, 100);
+  t.after(() => clearInterval(poke));
+  await closed;
 });
