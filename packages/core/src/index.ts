@@ -17,6 +17,10 @@ export type {
   ReadinessProbe,
   ServerKey,
   Transferer,
+  ClientAuth,
+  KeyTransport,
+  ServerSettings,
+  TlsSettings,
 } from './plugin.js';
 export { Request, MIN_UDP_SIZE, MAX_TCP_SIZE } from './request.js';
 export type { Transport } from './request.js';
@@ -37,6 +41,9 @@ export type { AddressPlan, BuildContext, CorefileSource, DirectiveEntry, HookKin
 export { Server, validateCorefile } from './server.js';
 export type { ListenerInfo, ServerOptions } from './server.js';
 export type { ListenerEvents } from './listener.js';
+export { defaultStreamTimeouts } from './listener.js';
+export { defaultTlsMaxConnections } from './tls-listener.js';
+export { cacheMaxAge, defaultHttp2MaxStreams, defaultHttpsMaxConnections, DOH_PATH } from './doh-listener.js';
 export { RouteTable } from './routes.js';
 export type { Route } from './routes.js';
 export { emptyHeader, questionEnd, readName, readQuery, skipName, Verdict } from './wire.js';

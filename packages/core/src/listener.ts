@@ -16,6 +16,7 @@ import { CLASS_IN, HEADER_LENGTH } from './constants.js';
 import { PluginError } from './errors.js';
 import { serverLabel } from './keys.js';
 import type { Logger } from './logger.js';
+import type { KeyTransport, ServerSettings } from './plugin.js';
 import { clientWrote, Rcode } from './rcode.js';
 import { Request } from './request.js';
 import type { Transport } from './request.js';
@@ -25,19 +26,27 @@ import { RouteTable } from './routes.js';
 import { emptyHeader, headerOnlyReply, readQuery, Verdict } from './wire.js';
 import type { QueryHeader } from './wire.js';
 
-/** TCP timeouts of CoreDNS (docs/compatibility.md, "TCP"): idle connections are closed after 10 s. */
-const TCP_IDLE_TIMEOUT_MS = 10_000;
+/**
+ * CoreDNS's timeouts of connection-oriented transports (core/dnsserver/server.go `NewServer`),
+ * changed per block with *timeouts*: 3 s to read a query (the first one on a TCP connection),
+ * 5 s for a blocked reply to drain, 10 s idle between queries.
+ */
+export const defaultStreamTimeouts = { readTimeoutMs: 3_000, writeTimeoutMs: 5_000, idleTimeoutMs: 10_000 } as const;
 /** How long a graceful stop waits for TCP connections before cutting them (docs/compatibility.md, "TCP"). */
-const GRACEFUL_STOP_MS = 5_000;
+export const GRACEFUL_STOP_MS = 5_000;
 
 /** Counters the listener reports to whoever observes the process (prometheus). */
 export interface ListenerEvents {
   /** A handler threw something that is not a PluginError (CoreDNS's recovered panic). */
   panic(server: string, error: unknown): void;
+  /** A DoH listener answered with this HTTP status (`coredns_dns_https_responses_total`). */
+  httpsResponse?(server: string, status: number): void;
 }
 
 /** Options for {@link Listener}. */
 export interface ListenerOptions {
+  /** `dns` (UDP and TCP, the default), `tls` or `https`: the scheme of the `server` label. */
+  readonly transport?: KeyTransport;
   /** Address to bind; '' listens on every address, IPv6 and IPv4. */
   readonly host: string;
   /** Port; 0 picks a free one (the same for UDP and TCP). */
@@ -47,7 +56,7 @@ export interface ListenerOptions {
 }
 
 /** What a query needs from its listener, split out so writers stay small. */
-abstract class ReplyWriter implements ResponseWriter {
+export abstract class ReplyWriter implements ResponseWriter {
   written = false;
   constructor(protected readonly req: Request) {}
 
@@ -85,16 +94,21 @@ class UdpWriter extends ReplyWriter {
 }
 
 /**
- * Per TCP connection: queries still being answered, so a graceful stop ends the connection
+ * Per TCP or DoT connection: queries still being answered, so a graceful stop ends the connection
  * after its last reply rather than dropping it, and whether reading is paused because the
- * client does not read its replies (backpressure).
+ * client does not read its replies (backpressure), for at most the write timeout.
  */
 class TcpConnection {
   inFlight = 0;
+  /** Queries read so far, for *timeouts*' `maxtcpqueries`. */
+  queries = 0;
   closing = false;
   private paused = false;
 
-  constructor(readonly socket: net.Socket) {}
+  constructor(
+    readonly socket: net.Socket,
+    private readonly writeTimeoutMs: number,
+  ) {}
 
   send(wire: Buffer): void {
     const socket = this.socket;
@@ -109,10 +123,14 @@ class TcpConnection {
     if (!flushed && !this.paused) {
       this.paused = true;
       socket.pause();
+      // A client that stops reading its replies is cut after the write timeout (miekg's WriteTimeout).
+      const stuck = setTimeout(() => socket.destroy(), this.writeTimeoutMs);
       socket.once('drain', () => {
+        clearTimeout(stuck);
         this.paused = false;
         socket.resume();
       });
+      socket.once('close', () => clearTimeout(stuck));
     }
   }
 
@@ -169,28 +187,50 @@ class TcpWriter extends ReplyWriter {
 }
 
 /** IPv4 clients of a dual-stack socket show up as `::ffff:a.b.c.d`; CoreDNS shows `a.b.c.d`. */
-function clientAddress(address: string): string {
+export function clientAddress(address: string): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
+/**
+ * A plain DNS listener (UDP and TCP). {@link TlsListener} (DoT) and {@link DohListener} (DoH)
+ * extend it: they bind their own socket in {@link Listener.bind} and hand queries to the same
+ * {@link Listener.serve}, DoT through the same TCP framing ({@link Listener.onConnection}).
+ */
 export class Listener {
-  /** CoreDNS's `server` label: `dns://:53`, `dns://127.0.0.1:1053`. */
+  /** CoreDNS's `server` label: `dns://:53`, `dns://127.0.0.1:1053`, `tls://:853`. */
   readonly server: string;
   routes: RouteTable = new RouteTable([]);
   /** Set when some block here uses a plugin that answers any class (forward). */
   acceptAnyClass = false;
+  /** Timeouts and TLS of the blocks served here; see {@link Listener.configure}. */
+  protected settings: ServerSettings = {};
   private udp: dgram.Socket | undefined;
-  private tcp: net.Server | undefined;
+  /** The stream server: TCP here, TLS for DoT (DoH keeps its HTTP/2 server itself). */
+  protected tcp: net.Server | undefined;
   private readonly connections = new Set<TcpConnection>();
   private readonly header: QueryHeader = emptyHeader();
-  private boundPort = 0;
+  protected boundPort = 0;
 
-  constructor(private readonly options: ListenerOptions) {
-    this.server = serverLabel(options.host, options.port);
+  constructor(protected readonly options: ListenerOptions) {
+    this.server = serverLabel(options.host, options.port, options.transport);
+  }
+
+  /** Takes the settings of the blocks served here: before {@link listen}, and again on every reload. */
+  configure(settings: ServerSettings): void {
+    this.settings = settings;
   }
 
   get host(): string {
     return this.options.host;
+  }
+
+  get transport(): KeyTransport {
+    return this.options.transport ?? 'dns';
+  }
+
+  /** The settings in force, to reopen the listener as it was. */
+  get currentSettings(): ServerSettings {
+    return this.settings;
   }
 
   /** The port actually bound (differs from the configured one for port 0). */
@@ -198,12 +238,12 @@ export class Listener {
     return this.boundPort;
   }
 
-  /** Binds UDP and TCP on the same port; with port 0 the TCP port follows the UDP one. */
+  /** Binds the listener's sockets; port 0 retries when the picked port is taken for TCP. */
   async listen(): Promise<void> {
     const attempts = this.options.port === 0 ? 5 : 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.bindBoth();
+        await this.bind();
         return;
       } catch (error) {
         await this.close(0);
@@ -212,10 +252,16 @@ export class Listener {
     }
   }
 
-  private async bindBoth(): Promise<void> {
+  /** Where the listener binds, as Go prints it in listen errors: `127.0.0.1:53`, `[::1]:53`, `:53`. */
+  protected where(port: number): string {
+    return `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${port}`;
+  }
+
+  /** Binds UDP and TCP on the same port; with port 0 the TCP port follows the UDP one. */
+  protected async bind(): Promise<void> {
     const wildcard = this.options.host === '';
     const family = wildcard || this.options.host.includes(':') ? 'udp6' : 'udp4';
-    const where = (port: number): string => `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${port}`;
+    const where = (port: number): string => this.where(port);
     try {
       try {
         this.udp = await bindUdp(family, wildcard ? '::' : this.options.host, this.options.port);
@@ -269,11 +315,18 @@ export class Listener {
     this.serve(req, new UdpWriter(req, socket, rinfo.address));
   }
 
-  private onConnection(socket: net.Socket): void {
-    const connection = new TcpConnection(socket);
+  /**
+   * One stream connection carrying RFC 1035 §4.2.2 / RFC 7858 §3.3 framing: TCP, or DoT once its
+   * handshake is done. Reading a query may take the read timeout; between queries the connection
+   * waits at most the idle timeout (miekg's server does the same).
+   */
+  protected onConnection(socket: net.Socket): void {
+    const { readTimeoutMs, writeTimeoutMs, idleTimeoutMs } = { ...defaultStreamTimeouts, ...this.settings };
+    const maxQueries = this.settings.maxQueries ?? 0;
+    const connection = new TcpConnection(socket, writeTimeoutMs);
     this.connections.add(connection);
     socket.setNoDelay(true);
-    socket.setTimeout(TCP_IDLE_TIMEOUT_MS, () => socket.destroy());
+    socket.setTimeout(readTimeoutMs, () => socket.destroy());
     socket.on('close', () => this.connections.delete(connection));
     socket.on('error', () => socket.destroy());
     let pending: Buffer | undefined;
@@ -281,13 +334,16 @@ export class Listener {
       let buf = pending ? Buffer.concat([pending, chunk]) : chunk;
       pending = undefined;
       // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
-      while (buf.length >= 2) {
+      while (buf.length >= 2 && !connection.closing) {
         const length = buf.readUInt16BE(0);
         if (buf.length < length + 2) break;
+        if (connection.queries++ === 0) socket.setTimeout(idleTimeoutMs);
         this.onFrame(connection, buf.subarray(2, length + 2));
         buf = buf.subarray(length + 2);
+        // maxtcpqueries: the connection ends after the replies to the queries it was allowed.
+        if (connection.queries === maxQueries) connection.close();
       }
-      if (buf.length > 0) pending = Buffer.from(buf);
+      if (buf.length > 0 && !connection.closing) pending = Buffer.from(buf);
     });
   }
 
@@ -306,7 +362,7 @@ export class Listener {
   }
 
   /** Routes one accepted query through its chain and guarantees a reply (docs/compatibility.md, "Accept filter" and "Who writes the reply"). */
-  private serve(req: Request, w: ReplyWriter): void {
+  protected serve(req: Request, w: ReplyWriter): void {
     req.server = this.server;
     if (req.qclass !== CLASS_IN && !this.acceptAnyClass) return this.finish(req, w, Rcode.REFUSED);
     if (req.hasEdns && req.ednsVersion !== 0) {
@@ -371,7 +427,8 @@ export class Listener {
   }
 }
 
-function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer | undefined {
+/** The reply to a query `readQuery` did not accept: none (drop), FORMERR, or NOTIMP with its question. */
+export function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer | undefined {
   if (verdict === Verdict.Drop) return undefined;
   if (verdict === Verdict.FormErr) return headerOnlyReply(msg, Rcode.FORMERR);
   // NOTIMP keeps the question when it could be read.
@@ -393,7 +450,7 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** A listen error in CoreDNS's words that keeps Node's code (EADDRINUSE) for retries. */
-function wrapListenError(message: string, error: unknown): Error {
+export function wrapListenError(message: string, error: unknown): Error {
   return new Error(message, { cause: error });
 }
 
@@ -418,12 +475,30 @@ function bindUdp(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgr
 }
 
 function listenTcp(host: string, port: number, onConnection: (socket: net.Socket) => void): Promise<net.Server> {
+  return listenServer(net.createServer(onConnection), host, port);
+}
+
+/** Listens with `server` (TCP, TLS or HTTP/2) on one address and port, exclusively. */
+export function listenServer<S extends net.Server>(server: S, host: string, port: number): Promise<S> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer(onConnection);
     server.once('error', reject);
     server.listen({ host, port, ipv6Only: false, exclusive: true }, () => {
       server.off('error', reject);
       resolve(server);
     });
   });
+}
+
+/**
+ * Listens with a stream server (DoT, DoH) on a listener's host: '' is every address, IPv6 and
+ * IPv4, or IPv4 only on a machine without IPv6.
+ */
+export async function bindStream<S extends net.Server>(server: S, host: string, port: number): Promise<S> {
+  if (host !== '') return listenServer(server, host, port);
+  try {
+    return await listenServer(server, '::', port);
+  } catch (error) {
+    if (!isNoIpv6(error)) throw error;
+    return listenServer(server, '0.0.0.0', port);
+  }
 }

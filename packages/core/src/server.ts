@@ -9,8 +9,11 @@ import type { BuildContext, CorefileSource, DirectiveEntry, Instance } from './i
 import { createLogger } from './logger.js';
 import { counter } from './metrics.js';
 import type { Logger } from './logger.js';
+import { DohListener } from './doh-listener.js';
 import { Listener } from './listener.js';
 import type { ListenerEvents } from './listener.js';
+import type { KeyTransport, ServerSettings } from './plugin.js';
+import { TlsListener } from './tls-listener.js';
 import { RouteTable } from './routes.js';
 
 /** Options for {@link Server}. */
@@ -41,6 +44,8 @@ export interface ServerOptions {
 
 /** One listening address of the running configuration. */
 export interface ListenerInfo {
+  /** `dns`, `tls` or `https`. */
+  readonly transport: KeyTransport;
   readonly host: string;
   readonly port: number;
   readonly zones: string[];
@@ -69,17 +74,28 @@ export class Server {
     this.logger = options.logger ?? createLogger();
     // CoreDNS counts recovered panics whether or not the prometheus plugin is used.
     const panics = counter(this.registry, { name: 'coredns_panics_total', help: 'A metrics that counts the number of panics.' });
+    let httpsResponses: ReturnType<typeof counter> | undefined;
     this.events = {
       panic: (server, error) => {
         panics.inc();
         options.events?.panic(server, error);
+      },
+      httpsResponse: (server, status) => {
+        // Registered on the first DoH reply, so configurations without DoH do not show it.
+        httpsResponses ??= counter(this.registry, {
+          name: 'coredns_dns_https_responses_total',
+          help: 'Counter of DoH responses per server and http status code.',
+          labelNames: ['server', 'status'],
+        });
+        httpsResponses.labels(server, String(status)).inc();
+        options.events?.httpsResponse?.(server, status);
       },
     };
   }
 
   /** The listeners now open, with their actual ports. */
   get addresses(): ListenerInfo[] {
-    return [...this.listeners.values()].map((l) => ({ host: l.host, port: l.port, zones: l.routes.zones, server: l.server }));
+    return [...this.listeners.values()].map((l) => ({ transport: l.transport, host: l.host, port: l.port, zones: l.routes.zones, server: l.server }));
   }
 
   /** The Corefile being served. */
@@ -170,7 +186,7 @@ export class Server {
    * are keyed by their configured address, so a port-0 listener keeps its port across reloads.
    */
   private async activate(instance: Instance): Promise<void> {
-    const wanted = new Map(instance.addresses.map((plan) => [`${plan.host}|${plan.port}`, plan]));
+    const wanted = new Map(instance.addresses.map((plan) => [`${plan.transport}|${plan.host}|${plan.port}`, plan]));
     const toOpen = [...wanted].filter(([key]) => !this.listeners.has(key));
     // Without SO_REUSEPORT the old socket of a port (say on every address) and the new one
     // (on a bind address) cannot coexist: the old one is closed first, and the port is silent
@@ -185,14 +201,14 @@ export class Server {
     const opened = new Map<string, Listener>();
     try {
       for (const [key, plan] of toOpen) {
-        const listener = this.newListener(plan.host, plan.port);
+        const listener = this.newListener(plan.transport, plan.host, plan.port, plan.settings);
         await listener.listen();
         opened.set(key, listener);
       }
     } catch (error) {
       await Promise.all([...opened.values()].map((listener) => listener.close(0)));
       for (const [key, old] of conflicting) {
-        const again = this.newListener(old.host, old.port);
+        const again = this.newListener(old.transport, old.host, old.port, old.currentSettings);
         await again.listen().then(
           () => {
             again.routes = old.routes;
@@ -208,6 +224,8 @@ export class Server {
     for (const [key, plan] of wanted) {
       const listener = this.listeners.get(key)!;
       listener.acceptAnyClass = plan.acceptAnyClass;
+      // A kept TLS listener takes the re-read certificate here: new connections get it.
+      listener.configure(plan.settings);
       listener.routes = new RouteTable(plan.routes);
     }
     const unused = [...this.listeners].filter(([key]) => !wanted.has(key));
@@ -215,8 +233,11 @@ export class Server {
     await Promise.all(unused.map(([, listener]) => listener.close()));
   }
 
-  private newListener(host: string, port: number): Listener {
-    return new Listener({ host, port, logger: this.logger, events: this.events });
+  private newListener(transport: KeyTransport, host: string, port: number, settings: ServerSettings): Listener {
+    const options = { transport, host, port, logger: this.logger, events: this.events };
+    const listener = transport === 'tls' ? new TlsListener(options) : transport === 'https' ? new DohListener(options) : new Listener(options);
+    listener.configure(settings);
+    return listener;
   }
 
   private async closeListeners(graceMs?: number): Promise<void> {

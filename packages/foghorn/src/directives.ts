@@ -18,6 +18,7 @@ interface Entry {
 }
 
 const order: readonly Entry[] = [
+  { name: 'timeouts', packageName: '@foghorn/plugin-timeouts', why: 'setup-only; sets the connection timeouts of the block, read when its listeners are planned' },
   { name: 'reload', packageName: '@foghorn/plugin-reload', why: 'setup-only; watches the Corefile, first so a broken reload is noticed before anything else' },
   { name: 'bufsize', packageName: '@foghorn/plugin-bufsize', why: 'first handler: lowers the EDNS UDP size before any plugin reads it or forward sends the query on' },
   { name: 'bind', packageName: '@foghorn/plugin-bind', why: 'setup-only; decides the listen addresses before any listener is planned' },
@@ -32,6 +33,7 @@ const order: readonly Entry[] = [
   { name: 'rewrite', packageName: '@foghorn/plugin-rewrite', why: 'changes the question before acl, cache and the data sources see it (v1.14.7 moved it above acl and cache), and reverts the reply below log so log shows what the client gets' },
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
+  { name: 'tls', packageName: '@foghorn/plugin-tls', why: 'setup-only; loads the certificate of tls:// and https:// blocks (CoreDNS v1.14.7 lists it after dnssec)' },
   { name: 'template', packageName: '@foghorn/plugin-template', why: 'synthesised answers after the cache (so they are cached) and before the data sources it falls through to' },
   { name: 'transfer', packageName: '@foghorn/plugin-transfer', why: 'after cache (a transfer is never cached) and before every zone owner, so it takes AXFR/IXFR before file or lighthouse would refuse them' },
   { name: 'hosts', packageName: '@foghorn/plugin-hosts', why: 'static names answered after the cache and before the Kubernetes data sources, as plugin.cfg puts it before kubernetes' },

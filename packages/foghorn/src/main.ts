@@ -119,11 +119,12 @@ async function listPlugins(directives: readonly DirectiveEntry[]): Promise<strin
   return out;
 }
 
-/** One line per zone per listener: `example.org.:53` or `example.org.:53 on 127.0.0.1`. */
+/** One line per zone per listener: `example.org.:53`, `example.org.:53 on 127.0.0.1`, `tls://.:853`. */
 function zoneLines(server: Server): string {
   let out = '';
   for (const listener of server.addresses) {
-    for (const zone of listener.zones) out += `${zone}:${listener.port}${listener.host ? ` on ${listener.host}` : ''}\n`;
+    const scheme = listener.transport === 'dns' ? '' : `${listener.transport}://`;
+    for (const zone of listener.zones) out += `${scheme}${zone}:${listener.port}${listener.host ? ` on ${listener.host}` : ''}\n`;
   }
   return out;
 }

@@ -181,6 +181,12 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           if (args.length !== 0) throw c.argError();
           noEndpoints = true;
           break;
+        case 'upstream':
+          // Removed from CoreDNS in 1.7 (ExternalNames are resolved through the server itself),
+          // but OpenShift's DNS operator still writes it: accepted and ignored, with a warning,
+          // so those Corefiles keep working when the image is swapped.
+          c.log.warning(`${c.token().file}:${c.token().line}:${c.token().column} - 'upstream' is ignored: ExternalName targets are always resolved through this server`);
+          break;
         case 'zonal':
           if (args.length !== 0) throw c.argError();
           zonal = true;

@@ -26,6 +26,8 @@ setupTable('kubernetes', parseKubernetes, {
       input: 'kubernetes cluster.local in-addr.arpa ip6.arpa {\n pods insecure\n fallthrough in-addr.arpa ip6.arpa\n ttl 30\n}',
       want: { zones: ['cluster.local.', 'in-addr.arpa.', 'ip6.arpa.'], pods: 'insecure', fallthrough: ['in-addr.arpa.', 'ip6.arpa.'], ttl: 30 },
     },
+    // OpenShift's DNS operator still writes `upstream` (removed in CoreDNS 1.7): accepted, ignored.
+    { input: 'kubernetes cluster.local {\n pods insecure\n upstream\n}', want: { zones: ['cluster.local.'], pods: 'insecure' } },
     // RKE2 lists cluster.local twice; duplicates are harmless.
     { input: 'kubernetes cluster.local cluster.local in-addr.arpa ip6.arpa', want: { zones: ['cluster.local.', 'cluster.local.', 'in-addr.arpa.', 'ip6.arpa.'] } },
     { input: 'kubernetes 10.0.0.0/24 cluster.local', want: { zones: ['0.0.10.in-addr.arpa.', 'cluster.local.'], primaryZone: 'cluster.local.' } },
@@ -86,7 +88,6 @@ setupTable('kubernetes', parseKubernetes, {
     { input: 'kubernetes {\n apiserver_burst -1\n}', error: 'apiserver_burst must be >= 0' },
     { input: 'kubernetes {\n apiserver_burst 1.5\n}', error: 'invalid apiserver_burst "1.5": strconv.Atoi: parsing "1.5": invalid syntax' },
     { input: 'kubernetes {\n apiserver_max_inflight -3\n}', error: 'apiserver_max_inflight must be >= 0' },
-    { input: 'kubernetes {\n upstream\n}', error: "Corefile:3:2 - Error during parsing: unknown property 'upstream'" },
     { input: 'kubernetes {\n manifests a\n endpoint http://x\n}', error: "manifests cannot be combined with 'endpoint', 'tls' or 'kubeconfig'" },
   ],
 });
