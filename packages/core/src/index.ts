@@ -24,11 +24,11 @@ export { encodeReply, packetRcode, Recorder, replyTo, wireRcode } from './respon
 export type { ResponseWriter } from './response.js';
 export { clientWrote, Rcode, rcodeToString } from './rcode.js';
 export type { RcodeName } from './rcode.js';
-export { ConfigError, defineError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError } from './errors.js';
+export { ConfigError, defineError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError, StartupError } from './errors.js';
 export type { ErrorCodeValue, FoghornErrorClass } from './errors.js';
 export { createLogger, stdoutSink } from './logger.js';
 export type { Logger, LogLevel, LogSink } from './logger.js';
-export { atoi, durationArg, ERR_ONCE, errOnce, integerInRange, zonesFromArgs } from './parse.js';
+export { atoi, checkDirectory, durationArg, ERR_ONCE, errOnce, integerInRange, readableFile, zonesFromArgs } from './parse.js';
 export type { ZonesFromArgsOptions } from './parse.js';
 export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones } from './keys.js';
 export { formatIp, parseIp, to4 } from './ip.js';

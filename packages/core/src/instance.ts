@@ -6,7 +6,7 @@
 import { Dispenser, parseCorefile } from '@foghorn/corefile';
 import type { ServerBlock, Token } from '@foghorn/corefile';
 import type { Registry } from 'prom-client';
-import { ConfigError } from './errors.js';
+import { ConfigError, StartupError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
 import type { Controller, Handler, HandlerFactory, HandlerResult, Hook, PluginDefinition, ReadinessProbe, ServerKey, Transferer } from './plugin.js';
@@ -248,6 +248,8 @@ class SetupController extends Dispenser implements Controller {
   readonly log: Logger;
   readonly validating: boolean;
   readonly corefile: CorefileSource;
+  /** The directive's first token in the block: where a failing startup hook points. */
+  private readonly first: Token;
 
   constructor(
     tokens: readonly Token[],
@@ -264,13 +266,21 @@ class SetupController extends Dispenser implements Controller {
     this.log = context.logger.forPlugin(directive);
     this.validating = context.validating;
     this.corefile = instance.source;
+    this.first = tokens[0]!;
   }
 
   addHandler(factory: HandlerFactory): void {
     this.state.factories.push({ name: this.directive, factory });
   }
   onStartup(hook: Hook): void {
-    this.instance.hooks.startup.push(hook);
+    const { directive, first } = this;
+    this.instance.hooks.startup.push(async () => {
+      try {
+        await hook();
+      } catch (error) {
+        throw new StartupError(directive, first, error);
+      }
+    });
   }
   onShutdown(hook: Hook): void {
     this.instance.hooks.shutdown.push(hook);
