@@ -2,11 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { query, rcodeOf } from '@foghorn/testkit';
+import { holdTcpPort, query, rcodeOf } from '@foghorn/testkit';
 import { runCli, RunningCli } from './cli-helpers.js';
 
 function tempDir(t: { after(fn: () => void): void }): string {
@@ -136,7 +134,9 @@ test('start-up failures name the plugin and where the Corefile uses it; listen e
   assert.equal(failed.code, 1);
   assert.ok(failed.stderr.startsWith(`plugin/lighthouse: ${garbage}:3:5 - kubeconfig '${kubeconfig}': `), failed.stderr);
 
-  const taken = await holdTcpPort(t);
+  const held = await holdTcpPort();
+  t.after(held.close);
+  const taken = held.port;
   const health = join(dir, 'Health');
   writeFileSync(health, `.:0 {\n    bind 127.0.0.1\n    whoami\n    health 127.0.0.1:${taken}\n}\n`);
   const busy = await runCli(['-conf', health]);
@@ -150,10 +150,3 @@ test('start-up failures name the plugin and where the Corefile uses it; listen e
   assert.equal(listen.stderr, `Listen: listen tcp 127.0.0.1:${taken}: bind: address already in use\n`);
 });
 
-/** A TCP port on 127.0.0.1 held by "another program" for the test's duration. */
-async function holdTcpPort(t: { after(fn: () => Promise<void>): void }): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => server.close(() => resolve())));
-  return (server.address() as AddressInfo).port;
-}

@@ -214,7 +214,7 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
           plans.set(planKey, plan);
           instance.addresses.push(plan);
         }
-        plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null });
+        plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null, key: token, block: state.block });
         state.servers.add(serverLabel(host, key.port));
         if (state.anyClass) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
       }
