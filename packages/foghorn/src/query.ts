@@ -24,6 +24,7 @@ import {
   Request,
   RouteTable,
   serverLabel,
+  TYPE_DS,
   typeNumber,
   Verdict,
 } from '@foghorn/core';
@@ -203,12 +204,17 @@ function queryWire(name: string, qtype: number): Buffer {
   return Buffer.concat([header, qname, question, opt]);
 }
 
-/** The route a listener of this Corefile would take: the most specific zone on any listener. */
+/**
+ * The route a listener of this Corefile would take. Each listener routes as a server does (most
+ * specific zone; DS to the most general, the parent side); across listeners the same rule picks
+ * one, the first in Corefile order on a tie.
+ */
 function route(instance: Instance, req: Request): { route: Route; server: string } | undefined {
   let best: { route: Route; server: string } | undefined;
+  const better = (a: string, b: string): boolean => (req.qtype === TYPE_DS ? labels(a) < labels(b) : labels(a) > labels(b));
   for (const plan of instance.addresses) {
     const match = new RouteTable(plan.routes).match(req.qname, req.qtype);
-    if (match !== undefined && (best === undefined || labels(match.zone) > labels(best.route.zone))) {
+    if (match !== undefined && (best === undefined || better(match.zone, best.route.zone))) {
       best = { route: match, server: serverLabel(plan.host, plan.port) };
     }
   }
