@@ -104,7 +104,7 @@ test("the README's directive table is the shipped directive list, in chain order
   assert.deepEqual(
     rows.map((row) => row.name),
     directiveOrder.map((entry) => entry.name),
-    'README.md lists the directives of packages/foghorn/src/directives.ts, in that order',
+    'README.md lists the directives of packages/foghorn/src/directives.ts, in that order (node scripts/readme-directives.mjs rewrites the table)',
   );
   for (const [i, row] of rows.entries()) {
     assert.equal(manifest(row.dir).name, directiveOrder[i]!.packageName, `${row.name} links the README of its package`);
