@@ -148,6 +148,7 @@ export async function runQuery(source: CorefileSource, options: QueryOptions): P
   const w = new KeepingWriter(req);
   const found = route(instance, req);
   let panic: string | undefined;
+  let silence = 'the chain answered nothing';
   if (found === undefined || found.route.chain === null) {
     w.write(replyTo(req, Rcode.REFUSED));
   } else {
@@ -155,10 +156,14 @@ export async function runQuery(source: CorefileSource, options: QueryOptions): P
     req.zone = found.route.zone;
     let rcode: number;
     try {
-      rcode = await found.route.chain.serveDNS(req, w);
+      rcode = await settled(found.route.chain.serveDNS(req, w), chainTimeoutMs);
     } catch (error) {
       if (error instanceof PluginError) rcode = error.rcode;
-      else {
+      else if (error instanceof ChainTimeout) {
+        // A listener would still be waiting: nothing is written, the client times out.
+        silence = error.message;
+        rcode = Rcode.NOERROR;
+      } else {
         panic = describe(error);
         rcode = Rcode.SERVFAIL;
       }
@@ -172,8 +177,29 @@ export async function runQuery(source: CorefileSource, options: QueryOptions): P
   }
   let out = '';
   for (const wire of w.replies) out += dig(wire);
-  out += trace(req, found, panic);
+  out += trace(req, found, panic, w.written);
+  // NOERROR or NXDOMAIN returned without a write: a listener sends nothing and the client times out.
+  if (!w.written) return { stdout: `${out};; NO REPLY: ${silence} (a client would time out)\n`, stderr, code: 1 };
   return { stdout: out, stderr, code: 0 };
+}
+
+/** How long the chain may take: longer than forward's own deadline (5 s), short of hanging. */
+export const chainTimeoutMs = 15_000;
+
+class ChainTimeout extends Error {}
+
+/** The chain's rcode, or a {@link ChainTimeout} when it has not finished within `ms`. */
+async function settled(result: number | Promise<number>, ms: number): Promise<number> {
+  if (typeof result === 'number') return result;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ChainTimeout(`the chain did not finish within ${ms / 1000}s`)), ms);
+  });
+  try {
+    return await Promise.race([result, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -291,7 +317,7 @@ export function dig(wire: Buffer): string {
 }
 
 /** The path: the server block that matched, each plugin passed, fallthroughs and the writer. */
-function trace(req: TracedRequest, found: { route: Route; server: string } | undefined, panic: string | undefined): string {
+function trace(req: TracedRequest, found: { route: Route; server: string } | undefined, panic: string | undefined, written: boolean): string {
   if (found === undefined) return `\n;; ZONE: none (no server block serves ${req.qname})\n;; WRITTEN BY: the server (REFUSED)\n`;
   const { route, server } = found;
   const key = route.key;
@@ -301,7 +327,7 @@ function trace(req: TracedRequest, found: { route: Route; server: string } | und
   out += `;; PATH: ${req.path.join(' -> ')}\n`;
   for (const name of fellThrough) out += `;; FALLTHROUGH: ${name} passed the query on\n`;
   if (panic !== undefined) out += `;; PANIC: ${panic} (a listener logs it and answers SERVFAIL)\n`;
-  out += `;; WRITTEN BY: ${req.writtenBy === '' ? 'the server (nothing in the chain wrote a reply)' : req.writtenBy}\n`;
+  if (written) out += `;; WRITTEN BY: ${req.writtenBy === '' ? 'the server (the chain returned an error rcode without writing)' : req.writtenBy}\n`;
   return out;
 }
 
