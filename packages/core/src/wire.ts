@@ -48,6 +48,8 @@ export enum Verdict {
   NotImp = 3,
 }
 
+import { validateRecords } from './validate.js';
+
 const QR = 0x8000;
 const OPCODE_QUERY = 0;
 const OPCODE_NOTIFY = 4;
@@ -99,7 +101,7 @@ export function readQuery(buf: Uint8Array, out: QueryHeader): Verdict {
   const nscount = (buf[8]! << 8) | buf[9]!;
   const arcount = (buf[10]! << 8) | buf[11]!;
   if (qdcount !== 1 || ancount > 1 || nscount > 1 || arcount > 2) return Verdict.FormErr;
-  if (!readQuestion(buf, out)) return Verdict.FormErr;
+  if (!readQuestion(buf, out) || !validateRecords(buf, out.questionEnd, ancount + nscount + arcount)) return Verdict.FormErr;
   let offset = out.questionEnd;
   for (let i = 0; i < ancount + nscount; i++) {
     offset = skipRecord(buf, offset);
