@@ -14,6 +14,8 @@ import type { OptAnswer, Packet } from 'dns-packet';
 import { listenError } from './address.js';
 import { PluginError } from './errors.js';
 import { serverLabel } from './keys.js';
+import { raiseReceiveBuffer, UDP_RECEIVE_BUFFER } from './limits.js';
+import type { ReceiveBuffer } from './limits.js';
 import type { Logger } from './logger.js';
 import { clientWrote, Rcode } from './rcode.js';
 import { Request } from './request.js';
@@ -209,6 +211,7 @@ export class Listener {
       throw wrapListenError(`ListenPacket: ${listenError(where(this.options.port), error, 'udp').message}`, error);
     }
     const udp = this.udp;
+    this.reportReceiveBuffer(raiseReceiveBuffer(udp));
     this.boundPort = udp.address().port;
     udp.on('message', (msg, rinfo) => this.onDatagram(udp, msg, rinfo));
     udp.on('error', (error) => this.options.logger.error(`${this.server}: UDP: ${error.message}`));
@@ -219,6 +222,13 @@ export class Listener {
       throw wrapListenError(`Listen: ${listenError(where(this.boundPort), error).message}`, error);
     }
     this.tcp.on('error', (error) => this.options.logger.error(`${this.server}: TCP: ${error.message}`));
+  }
+
+  /** A burst larger than the buffer is dropped by the kernel: say so once, at start-up. */
+  private reportReceiveBuffer(buffer: ReceiveBuffer): void {
+    if (buffer.capped) {
+      this.options.logger.warning(`${this.server}: UDP receive buffer is ${buffer.size} bytes, less than the ${UDP_RECEIVE_BUFFER} asked for: raise net.core.rmem_max`);
+    }
   }
 
   /** Stops accepting; open TCP connections get `graceMs` to finish before they are cut. */
