@@ -272,13 +272,13 @@ export class Listener {
       let buf = pending ? Buffer.concat([pending, chunk]) : chunk;
       pending = undefined;
       // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
-      while (buf.length >= 2) {
+      while (buf.length >= 2 && !connection.closing) {
         const length = buf.readUInt16BE(0);
         if (buf.length < length + 2) break;
         this.onFrame(connection, buf.subarray(2, length + 2));
         buf = buf.subarray(length + 2);
       }
-      if (buf.length > 0) pending = Buffer.from(buf);
+      if (buf.length > 0 && !connection.closing) pending = Buffer.from(buf);
     });
   }
 
@@ -288,7 +288,8 @@ export class Listener {
     if (verdict !== Verdict.Accept) {
       const reply = rejectReply(msg, verdict, this.header);
       if (reply) connection.send(reply);
-      else socket.destroy();
+      // A dropped message ends the connection, after the replies already written or in flight.
+      else connection.close();
       return;
     }
     const req = new Request(msg, this.header, 'tcp' satisfies Transport, clientAddress(socket.remoteAddress ?? ''), socket.remotePort ?? 0);

@@ -90,6 +90,8 @@ export function readQuery(buf: Uint8Array, out: QueryHeader): Verdict {
   out.ednsVersion = 0;
   out.dnssecOk = false;
   out.ednsOptions = null;
+  // Reset: NOTIMP copies the question up to here, and an unreadable one must not leave the last query's.
+  out.questionEnd = 12;
   if ((flags & QR) !== 0) return Verdict.Drop;
   if (out.opcode !== OPCODE_QUERY && out.opcode !== OPCODE_NOTIFY) {
     // The question is copied into the NOTIMP reply when it can be read.

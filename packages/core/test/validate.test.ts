@@ -97,3 +97,13 @@ test('a name follows at most 126 pointers and holds at most 255 octets, like Unp
   assert.equal(checkName(Buffer.concat([long(3, 63).subarray(0, -1), long(1, 62)]), 0, 1000), -1);
   assert.equal(validateRecords(Buffer.alloc(0), 0, 0), true);
 });
+
+test('an unreadable question leaves no question end from the query before (found by the request-path fuzzing)', () => {
+  const header = emptyHeader();
+  assert.equal(readQuery(question, header), Verdict.Accept);
+  const notimp = Buffer.from(question);
+  notimp[2] = 0x08; // opcode 1
+  notimp[12] = 0x7f; // a first label running past the end
+  assert.equal(readQuery(notimp, header), Verdict.NotImp);
+  assert.equal(header.questionEnd, 12);
+});
