@@ -208,7 +208,7 @@ export const mutationClasses: readonly MutationClass[] = [...(Object.keys(mutato
 
 /** A packet of one class. */
 export function mutatedOf(kind: MutationClass): fc.Arbitrary<Mutated> {
-  const arb = kind === 'random' ? fc.uint8Array({ minLength: 0, maxLength: 600 }).map((bytes) => Buffer.from(bytes)) : mutators[kind](realQuery);
+  const arb = kind === 'random' ? fc.integer({ min: 0, max: 600 }).chain((n) => fc.uint8Array({ minLength: n, maxLength: n })).map((bytes) => Buffer.from(bytes)) : mutators[kind](realQuery);
   return arb.map((wire) => ({ kind, wire }));
 }
 
