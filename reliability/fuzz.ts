@@ -28,6 +28,8 @@ export interface ClassCount {
 
 export interface FuzzReport {
   readonly packets: number;
+  /** TCP packets pipelined behind one the server drops: sent, but never read. */
+  readonly unread: number;
   readonly crashes: number;
   readonly hangs: number;
   readonly byClass: Record<MutationClass, ClassCount>;
@@ -120,7 +122,7 @@ export async function fuzz(child: Child, total: number, seed: number, progress: 
   }
   if (child.exitCode !== undefined) crashes++;
   socket.close();
-  return { packets: sent - tcpSkipped, crashes, hangs, byClass, invalidExamples, rss, seconds: (Date.now() - started) / 1000, errors: [...child.errors] };
+  return { packets: sent, unread: tcpSkipped, crashes, hangs, byClass, invalidExamples, rss, seconds: (Date.now() - started) / 1000, errors: [...child.errors] };
 }
 
 /**
@@ -194,7 +196,7 @@ export function formatReport(report: FuzzReport): string {
   }
   const rss = report.rss.map((s) => s.bytes);
   lines.push(
-    `packets fuzzed: ${report.packets} in ${report.seconds.toFixed(0)} s`,
+    `packets fuzzed: ${report.packets} in ${report.seconds.toFixed(0)} s (${report.unread} of them over TCP behind a dropped one, never read)`,
     `crashes: ${report.crashes}, hangs: ${report.hangs}, errors logged: ${report.errors.length}`,
     `valid-answer rate: ${((100 * valid) / Math.max(1, mustAnswer)).toFixed(3)} % (${valid} of ${mustAnswer} that must be answered; ${invalid} invalid, ${lost} lost)`,
     `RSS: start ${mib(rss[0]!)}, peak ${mib(Math.max(...rss))}, end ${mib(rss.at(-1)!)}`,

@@ -23,6 +23,8 @@ export interface Child {
   /** Lines written so far (kept only when `keepOutput`). */
   readonly output: string[];
   exitCode: number | null | undefined;
+  /** Counts the lines matching `pattern` from now on. */
+  count(pattern: RegExp): () => number;
   stop(): Promise<void>;
 }
 
@@ -61,10 +63,10 @@ export async function examplePorts(): Promise<ExamplePorts> {
 }
 
 /** Starts `foghorn -conf FILE` on `corefile` and waits until it answers on `port`. */
-export async function startFoghorn(corefile: string, port: number, dir: string, options: { keepOutput?: boolean; nodeArgs?: string[]; shell?: string } = {}): Promise<Child> {
+export async function startFoghorn(corefile: string, port: number, dir: string, options: { keepOutput?: boolean; args?: string[]; shell?: string } = {}): Promise<Child> {
   const file = join(dir, `Corefile.${port}`);
   await writeFile(file, corefile);
-  const args = [...(options.nodeArgs ?? []), cliPath, '-conf', file];
+  const args = [cliPath, '-conf', file, ...(options.args ?? [])];
   // `shell` runs the CLI under a shell prefix (`ulimit -Sn 1024 &&`) to start it with other limits.
   const child = options.shell
     ? spawn('bash', ['-c', `${options.shell} exec "$0" "$@"`, process.execPath, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -106,12 +108,18 @@ async function answers(port: number, name = 'whoami.example.org'): Promise<boole
 }
 
 async function track(child: ChildProcess, port: number, keepOutput: boolean, ready: () => Promise<boolean>): Promise<Child> {
+  const counters: { pattern: RegExp; n: number }[] = [];
   const state: Child = {
     process: child,
     port,
     errors: [],
     output: [],
     exitCode: undefined,
+    count(pattern) {
+      const counter = { pattern, n: 0 };
+      counters.push(counter);
+      return () => counter.n;
+    },
     async stop() {
       if (state.exitCode !== undefined) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -124,6 +132,7 @@ async function track(child: ChildProcess, port: number, keepOutput: boolean, rea
   const collect = (chunk: Buffer): void => {
     for (const line of chunk.toString().split('\n')) {
       if (line === '') continue;
+      for (const counter of counters) if (counter.pattern.test(line)) counter.n++;
       if (line.startsWith('[ERROR]') || /panic/i.test(line)) state.errors.push(line);
       if (keepOutput) state.output.push(line);
     }
