@@ -15,6 +15,8 @@ import { listenError } from './address.js';
 import { PluginError } from './errors.js';
 import { serverLabel } from './keys.js';
 import { raiseReceiveBuffer, UDP_RECEIVE_BUFFER } from './limits.js';
+import { defaultTcpLimits, FrameReader, TcpGuard } from './tcp-limits.js';
+import type { FrameTimeouts, GuardedConnection, TcpLimits } from './tcp-limits.js';
 import type { ReceiveBuffer } from './limits.js';
 import type { Logger } from './logger.js';
 import { clientWrote, Rcode } from './rcode.js';
@@ -26,8 +28,11 @@ import { RouteTable } from './routes.js';
 import { emptyHeader, headerOnlyReply, readQuery, Verdict } from './wire.js';
 import type { QueryHeader } from './wire.js';
 
-/** TCP timeouts of CoreDNS (spec 2.6): idle connections are closed after 10 s. */
-const TCP_IDLE_TIMEOUT_MS = 10_000;
+/**
+ * TCP timeouts of CoreDNS (core/dnsserver/server.go): 3 s to read a message (the first one of a
+ * connection too), 10 s idle between messages; see tcp-limits.ts for how they are kept.
+ */
+const TCP_TIMEOUTS: FrameTimeouts = { readTimeoutMs: 3_000, idleTimeoutMs: 10_000 };
 /** How long a graceful stop waits for TCP connections before cutting them (spec 2.6). */
 const GRACEFUL_STOP_MS = 5_000;
 const CLASS_IN = 1;
@@ -46,6 +51,8 @@ export interface ListenerOptions {
   readonly port: number;
   readonly logger: Logger;
   readonly events?: ListenerEvents;
+  /** Caps of TCP connections and buffered bytes (default: {@link defaultTcpLimits}). */
+  readonly tcpLimits?: TcpLimits;
 }
 
 /** What a query needs from its listener, split out so writers stay small. */
@@ -91,12 +98,18 @@ class UdpWriter extends ReplyWriter {
  * after its last reply rather than dropping it, and whether reading is paused because the
  * client does not read its replies (backpressure).
  */
-class TcpConnection {
+class TcpConnection implements GuardedConnection {
   inFlight = 0;
   closing = false;
   private paused = false;
+  reader: FrameReader | undefined;
 
   constructor(readonly socket: net.Socket) {}
+
+  /** Nothing half-read and nothing being answered: the first to close at the connection cap. */
+  get idle(): boolean {
+    return this.inFlight === 0 && !(this.reader?.partial ?? false);
+  }
 
   send(wire: Buffer): void {
     const socket = this.socket;
@@ -165,11 +178,14 @@ export class Listener {
   private udp: dgram.Socket | undefined;
   private tcp: net.Server | undefined;
   private readonly connections = new Set<TcpConnection>();
+  private readonly guard: TcpGuard;
+  private capReported = false;
   private readonly header: QueryHeader = emptyHeader();
   private boundPort = 0;
 
   constructor(private readonly options: ListenerOptions) {
     this.server = serverLabel(options.host, options.port);
+    this.guard = new TcpGuard(options.tcpLimits ?? defaultTcpLimits());
   }
 
   get host(): string {
@@ -261,25 +277,43 @@ export class Listener {
   }
 
   private onConnection(socket: net.Socket): void {
+    socket.on('error', () => socket.destroy());
     const connection = new TcpConnection(socket);
+    const evicted = this.guard.evicted;
+    if (!this.guard.admit(connection)) {
+      this.reportCap();
+      socket.destroy();
+      return;
+    }
+    if (this.guard.evicted !== evicted) this.reportCap();
     this.connections.add(connection);
     socket.setNoDelay(true);
-    socket.setTimeout(TCP_IDLE_TIMEOUT_MS, () => socket.destroy());
-    socket.on('close', () => this.connections.delete(connection));
-    socket.on('error', () => socket.destroy());
-    let pending: Buffer | undefined;
-    socket.on('data', (chunk: Buffer) => {
-      let buf = pending ? Buffer.concat([pending, chunk]) : chunk;
-      pending = undefined;
-      // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
-      while (buf.length >= 2 && !connection.closing) {
-        const length = buf.readUInt16BE(0);
-        if (buf.length < length + 2) break;
-        this.onFrame(connection, buf.subarray(2, length + 2));
-        buf = buf.subarray(length + 2);
-      }
-      if (buf.length > 0 && !connection.closing) pending = Buffer.from(buf);
+    // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
+    const reader = new FrameReader(
+      this.guard,
+      TCP_TIMEOUTS,
+      (msg) => {
+        this.onFrame(connection, msg);
+        return !connection.closing;
+      },
+      // A frame past its deadline is cut; an idle connection ends after its replies in flight.
+      (partial) => (partial ? socket.destroy() : connection.close()),
+      () => socket.destroy(),
+    );
+    connection.reader = reader;
+    socket.on('close', () => {
+      this.connections.delete(connection);
+      this.guard.release(connection);
+      reader.close();
     });
+    socket.on('data', (chunk: Buffer) => reader.push(chunk));
+  }
+
+  /** Says once per listener that the TCP connection cap was reached. */
+  private reportCap(): void {
+    if (this.capReported) return;
+    this.capReported = true;
+    this.options.logger.warning(`${this.server}: ${this.guard.limits.maxConnections} TCP connections open (the cap): closing the oldest idle one for each new one, refusing new ones when none is idle`);
   }
 
   private onFrame(connection: TcpConnection, msg: Buffer): void {

@@ -9,9 +9,12 @@ import type { BuildContext, CorefileSource, DirectiveEntry, Instance } from './i
 import { createLogger } from './logger.js';
 import { counter } from './metrics.js';
 import type { Logger } from './logger.js';
+import { DEFAULT_MAX_TCP_CONNECTIONS, descriptorLimit } from './limits.js';
 import { Listener } from './listener.js';
 import type { ListenerEvents } from './listener.js';
 import { RouteTable } from './routes.js';
+import { defaultTcpLimits } from './tcp-limits.js';
+import type { TcpLimits } from './tcp-limits.js';
 
 /** Options for {@link Server}. */
 export interface ServerOptions {
@@ -35,6 +38,8 @@ export interface ServerOptions {
    * their own (then the server keeps running unless this stops it).
    */
   readonly onFatal?: (message: string) => void;
+  /** TCP caps per listener; unset fields take the defaults of {@link defaultTcpLimits}. */
+  readonly tcpLimits?: Partial<TcpLimits>;
 }
 
 /** One listening address of the running configuration. */
@@ -61,10 +66,12 @@ export class Server {
   lastReloadError: Error | undefined;
   private stopped = false;
   private readonly events: ListenerEvents;
+  private readonly tcpLimits: TcpLimits;
 
   constructor(private readonly options: ServerOptions) {
     this.registry = options.registry ?? new Registry();
     this.logger = options.logger ?? createLogger();
+    this.tcpLimits = { ...defaultTcpLimits(), ...options.tcpLimits };
     // CoreDNS counts recovered panics whether or not the prometheus plugin is used.
     const panics = counter(this.registry, { name: 'coredns_panics_total', help: 'A metrics that counts the number of panics.' });
     this.events = {
@@ -87,6 +94,7 @@ export class Server {
 
   /** Loads the Corefile, runs the startup hooks and opens the listeners. */
   async start(): Promise<void> {
+    this.reportDescriptorLimit();
     const source = await this.options.loadCorefile();
     const instance = await buildInstance(source, this.context(false));
     const hookErrors = await instance.runHooks('startup');
@@ -102,6 +110,16 @@ export class Server {
       throw error;
     }
     this.instance = instance;
+  }
+
+  /**
+   * Node raised the soft descriptor limit to the hard one already; when even that is low the
+   * connection cap follows it (limits.ts), which an operator should hear about once.
+   */
+  private reportDescriptorLimit(): void {
+    const limit = descriptorLimit();
+    if (!limit || this.options.tcpLimits?.maxConnections !== undefined || this.tcpLimits.maxConnections >= DEFAULT_MAX_TCP_CONNECTIONS) return;
+    this.logger.warning(`open file limit is ${limit.soft} (hard ${limit.hard}): at most ${this.tcpLimits.maxConnections} TCP connections per listener; raise it with ulimit -n or LimitNOFILE`);
   }
 
   /**
@@ -214,7 +232,7 @@ export class Server {
   }
 
   private newListener(host: string, port: number): Listener {
-    return new Listener({ host, port, logger: this.logger, events: this.events });
+    return new Listener({ host, port, logger: this.logger, events: this.events, tcpLimits: this.tcpLimits });
   }
 
   private async closeListeners(graceMs?: number): Promise<void> {
