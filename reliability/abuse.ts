@@ -175,3 +175,10 @@ export async function zeroLength(port: number): Promise<{ replies: number; close
   socket.destroy();
   return { replies: replies.length, closed };
 }
+
+/** Waits (up to `timeoutMs`) until at most `max` of `sockets` are open: closes reach the client a little later. */
+export async function openAtMost(sockets: readonly net.Socket[], max: number, timeoutMs = 2000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (stillOpen(sockets) > max && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  return stillOpen(sockets);
+}
