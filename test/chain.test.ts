@@ -1,5 +1,5 @@
 /**
- * The chain contract of CoreDNS (spec 1.9, 2.2, 2.4): directive-list order, the server writing
+ * The chain contract of CoreDNS (docs/compatibility.md, "Setup order" and "Who writes the reply"): directive-list order, the server writing
  * error rcodes nobody wrote, "no next plugin", errors and panics, and configuration errors.
  */
 import { test } from 'node:test';
@@ -8,7 +8,7 @@ import { definePlugin, nextOrFailure, PluginError, Rcode, replyTo, validateCoref
 import type { DirectiveEntry, PluginDefinition } from '@foghorn/core';
 import whoami from '@foghorn/plugin-whoami';
 import bind from '@foghorn/plugin-bind';
-import { decodeReply, directivesOf, makeQuery, query, rcodeOf, startServer, tcpExchange } from '@foghorn/testkit';
+import { decodeReply, directivesOf, eventually, makeQuery, query, rcodeOf, startServer, tcpExchange } from '@foghorn/testkit';
 
 /** A plugin that records its name in `order` on every query and passes on. */
 function tracer(name: string, order: string[]): PluginDefinition {
@@ -101,6 +101,9 @@ test('configuration errors name the place, and a duplicate names both places', a
 });
 
 /** Answers after `ms` milliseconds: an asynchronous data source. */
+/** Queries the slow plugin holds right now. */
+let slowInFlight = 0;
+
 const slow = definePlugin({
   name: 'slow',
   setup(c) {
@@ -108,13 +111,16 @@ const slow = definePlugin({
     const ms = Number(c.remainingArgs()[0] ?? '100');
     c.addHandler(() => ({
       name: 'slow',
-      serveDNS: (req, w) =>
-        new Promise<number>((resolve) =>
+      serveDNS: (req, w) => {
+        slowInFlight++;
+        return new Promise<number>((resolve) =>
           setTimeout(() => {
+            slowInFlight--;
             w.write(replyTo(req));
             resolve(Rcode.NOERROR);
           }, ms),
-        ),
+        );
+      },
     }));
   },
 });
@@ -122,7 +128,7 @@ const slow = definePlugin({
 test('a graceful stop still answers TCP queries in flight', async () => {
   const server = await startServer('.:0 {\n    bind 127.0.0.1\n    slow 300\n}\n', { directives: directivesOf(bind, slow) });
   const pending = tcpExchange({ port: server.port() }, makeQuery('example.org', 'A', { id: 5 }), 3000);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await eventually(() => slowInFlight === 1);
   await server.server.stop();
   const [reply] = await pending;
   assert.ok(reply, 'the reply came before the connection closed');

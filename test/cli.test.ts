@@ -62,7 +62,9 @@ test('-validate prints OK for a good Corefile and file:line:column for a bad one
   assert.equal(argError.stderr.trim(), `plugin/whoami: ${argument}:2:12 - Error during parsing: Wrong argument count or unexpected line ending after 'extra'`);
   const stdin = await runCli(['-validate', '-conf', 'stdin'], { input: 'tls://.:853 {\n  whoami\n}\n' });
   assert.equal(stdin.code, 1);
-  assert.match(stdin.stderr, /^stdin:1:1 - Error during parsing: tls:\/\/ server blocks are not supported yet/);
+  assert.equal(stdin.stderr.trim(), 'stdin:1:1 - Error during parsing: cannot serve tls://.:853 - a tls:// server block needs the tls directive (tls CERT KEY [CA])');
+  const quic = await runCli(['-validate', '-conf', 'stdin'], { input: 'quic://.:853 {\n  whoami\n}\n' });
+  assert.match(quic.stderr, /^stdin:1:1 - Error during parsing: quic:\/\/ server blocks are not supported yet/);
 });
 
 test('without a Corefile the built-in default serves whoami on -dns.port', async (t) => {

@@ -38,7 +38,7 @@ test('a plugin installed next to the Corefile is loaded by name and placed by it
   const hello = names.findIndex(([name]) => name === 'hello');
   assert.deepEqual(names[hello], ['hello', 'foghorn-plugin-hello', '1.0.0']);
   const forward = names.findIndex(([name]) => name === 'forward');
-  if (forward >= 0) assert.equal(forward, hello + 1, 'hello sits just before forward');
+  assert.equal(forward, hello + 1, 'hello sits just before forward');
   assert.ok(hello < names.findIndex(([name]) => name === 'whoami'));
 
   assert.equal((await runCli(['-validate', '-conf', join(dir, 'Corefile')])).stdout, 'OK\n');

@@ -180,6 +180,24 @@ test('classes other than IN are REFUSED', async (t) => {
   assert.equal(rcodeOf(await query({ port: server.port() }, 'version.bind', 'TXT', { class: 'CH' })), 'REFUSED');
 });
 
+test('a plugin that declares anyClass has its listener accept other classes', async (t) => {
+  // The same answerer twice, once declaring anyClass: only that block's listener lets CH through.
+  const answerer = (anyClass: boolean) =>
+    definePlugin({
+      name: 'chaosish',
+      anyClass,
+      setup(c) {
+        c.next();
+        c.addHandler(() => ({ name: 'chaosish', serveDNS: (req, w) => w.write({ ...replyTo(req), answers: [{ type: 'TXT', class: 'CH', name: req.name, ttl: 0, data: 'foghorn' }] }) && 0 }));
+      },
+    });
+  for (const [anyClass, rcode] of [[true, 'NOERROR'], [false, 'REFUSED']] as const) {
+    const server = await startServer('.:0 {\n    bind 127.0.0.1\n    chaosish\n}\n', { directives: [...directives(), { name: 'chaosish', load: () => answerer(anyClass) }] });
+    t.after(() => server.close());
+    assert.equal(rcodeOf(await query({ port: server.port() }, 'version.bind', 'TXT', { class: 'CH' })), rcode, `anyClass ${anyClass}`);
+  }
+});
+
 test('replies keep the question as asked, whatever its type and class', async (t) => {
   const server = await startServer('.:0 {\n    bind 127.0.0.1\n    whoami\n}\n', { directives: directives() });
   t.after(() => server.close());

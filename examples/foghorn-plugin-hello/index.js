@@ -1,8 +1,6 @@
 // foghorn-plugin-hello: answers TXT queries for its zones with a greeting and passes every other
 // query to the next plugin. A complete third-party Foghorn plugin in one file.
-import { definePlugin, Flags, isSubdomain, nextOrFailure, Rcode, replyTo } from '@foghorn/core';
-
-const TYPE_TXT = 16;
+import { definePlugin, errOnce, Flags, isSubdomain, nextOrFailure, Rcode, replyTo, TYPE_TXT } from '@foghorn/core';
 
 /**
  * Parses `hello [GREETING]`, used once per server block. Pure: tokens in, options out.
@@ -14,7 +12,7 @@ export function parseHello(c) {
   const args = c.remainingArgs();
   if (args.length > 1) throw c.argError();
   if (c.nextBlock()) throw c.error(`unknown property '${c.val()}'`);
-  if (c.next()) throw c.error('this plugin can only be used once per Server Block');
+  if (c.next()) throw errOnce(c);
   return { greeting: args[0] ?? 'hello' };
 }
 

@@ -3,14 +3,13 @@
  * writer's EDNS scrub and by plugins that attach an extended error to their own replies.
  */
 import type { OptAnswer } from 'dns-packet';
+import { EDNS_FLAG_DO } from './constants.js';
 import type { Request } from './request.js';
 import type { EdnsOption } from './wire.js';
 
 /** RFC 8914 §2: the EDNS option code of an Extended DNS Error. */
 export const EDNS_OPTION_EDE = 15;
 
-/** The DO bit in the OPT record's flags (RFC 3225). */
-const FLAG_DO = 0x8000;
 
 export interface ReplyOptOptions {
   /** EDNS options the reply carries; none by default. */
@@ -28,7 +27,7 @@ export function replyOpt(req: Request, { options = [] }: ReplyOptOptions = {}): 
     udpPayloadSize: req.udpSize,
     extendedRcode: 0,
     ednsVersion: 0,
-    flags: req.dnssecOk ? FLAG_DO : 0,
+    flags: req.dnssecOk ? EDNS_FLAG_DO : 0,
     flag_do: req.dnssecOk,
     // dns-packet's option types list only the options it decodes; raw {code, data} encodes all.
     options: options as unknown as OptAnswer['options'],

@@ -1,45 +1,91 @@
 /**
- * The errors that cross package boundaries, each with a stable `code`. A `Symbol.for` brand keeps
- * `instanceof` working when two copies of `@foghorn/core` are installed (a third-party plugin
- * that brought its own).
+ * Every error code Foghorn throws, in one file (fastify's `lib/errors.js` is the model): the
+ * {@link ErrorCode} table says what each code means, and each code has one error class made by
+ * {@link defineError}. Every class is branded the same way: a stable `code`, a `name`, and a
+ * `Symbol.for` brand that keeps `instanceof` working when two copies of `@foghorn/core` are
+ * installed (a third-party plugin that brought its own).
+ *
+ * The one class not made here is `CorefileError`, which lives in `@foghorn/corefile` (below
+ * core) and carries {@link ErrorCode.CONFIG} with the same kind of brand.
  */
+import { CONFIG_ERROR_CODE } from '@foghorn/corefile';
 import { Rcode } from './rcode.js';
 
-const pluginErrorBrand = Symbol.for('foghorn.PluginError');
-const configErrorBrand = Symbol.for('foghorn.ConfigError');
+/** Every `code` a Foghorn error carries. */
+export const ErrorCode = {
+  /** A Corefile that cannot be served: syntax, bad keys, duplicate zones, a setup refusing its options. */
+  CONFIG: CONFIG_ERROR_CODE,
+  /** A handler's `(rcode, err)`: the server answers with the rcode, *errors* logs the message. */
+  PLUGIN: 'FOGHORN_ERR_PLUGIN',
+  /** A plugin package the CLI cannot use (not found, no definition, wrong API version). */
+  PLUGIN_LOAD: 'FOGHORN_ERR_PLUGIN_LOAD',
+  /** No usable Kubernetes connection: kubeconfig, context, endpoint or service account. */
+  KUBE_CONNECTION: 'FOGHORN_ERR_KUBE_CONNECTION',
+  /** An RFC 1035 zone file that cannot be read; the message starts with `file:line: `. */
+  ZONEFILE: 'FOGHORN_ERR_ZONEFILE',
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** What every Foghorn error class has besides Error's own. */
+export interface FoghornErrorClass<C extends ErrorCodeValue> {
+  new (message: string, options?: ErrorOptions): Error & { readonly code: C };
+  [Symbol.hasInstance](value: unknown): boolean;
+}
+
+/**
+ * A branded error class for `code`: instances carry `code` and `name`, and `instanceof` checks
+ * the `Symbol.for('foghorn.<name>')` brand instead of the prototype chain.
+ */
+export function defineError<C extends ErrorCodeValue>(code: C, name: string): FoghornErrorClass<C> {
+  const brand = Symbol.for(`foghorn.${name}`);
+  const errorClass = class extends Error {
+    readonly code: C = code;
+
+    constructor(message: string, options?: ErrorOptions) {
+      super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+      this.name = name;
+      Object.defineProperty(this, brand, { value: true });
+    }
+
+    static override [Symbol.hasInstance](value: unknown): boolean {
+      return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+    }
+  };
+  Object.defineProperty(errorClass, 'name', { value: name });
+  return errorClass;
+}
+
+/** A Corefile that cannot be served: bad keys, duplicate zones, a plugin's setup refusing its options. */
+export class ConfigError extends defineError(ErrorCode.CONFIG, 'ConfigError') {}
 
 /**
  * An error a handler returns through the chain, CoreDNS's `(rcode, err)`: the rcode the server
  * answers with and the error the *errors* plugin logs. Throw it from `serveDNS`.
  */
-export class PluginError extends Error {
-  readonly code = 'FOGHORN_ERR_PLUGIN';
+export class PluginError extends defineError(ErrorCode.PLUGIN, 'PluginError') {
   /** The rcode to answer with when nothing was written yet (SERVFAIL unless said otherwise). */
   readonly rcode: number;
-  readonly [pluginErrorBrand] = true;
 
   constructor(message: string, options?: { rcode?: number; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'PluginError';
     this.rcode = options?.rcode ?? Rcode.SERVFAIL;
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && pluginErrorBrand in value;
   }
 }
 
-/** A Corefile that cannot be served: bad keys, duplicate zones, a plugin's setup refusing its options. */
-export class ConfigError extends Error {
-  readonly code = 'FOGHORN_ERR_CONFIG';
-  readonly [configErrorBrand] = true;
+/** A plugin package that cannot be used; the message says which package and why. */
+export class PluginLoadError extends defineError(ErrorCode.PLUGIN_LOAD, 'PluginLoadError') {}
 
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'ConfigError';
-  }
+/** Why no Kubernetes connection could be built; setup reports it as a Corefile error. */
+export class KubeConnectionError extends defineError(ErrorCode.KUBE_CONNECTION, 'KubeConnectionError') {}
 
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && configErrorBrand in value;
+/** A zone file that cannot be read (*file*): the message starts with `file:line: `. */
+export class ZoneFileError extends defineError(ErrorCode.ZONEFILE, 'ZoneFileError') {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    detail: string,
+  ) {
+    super(`${file}:${line}: ${detail}`);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The HTTP listener behind *health*, *ready* and *prometheus*: a Corefile `host:port`, opened and
  * closed by the lifecycle hooks, shared by every block that names the same address and kept
- * across reloads (spec 2.8). Each plugin brings only its request handler.
+ * across reloads (docs/compatibility.md, "Lifecycle"). Each plugin brings only its request handler.
  *
  * CoreDNS binds the port again per block with SO_REUSEPORT; Node cannot for TCP, so one listener
  * per address is shared by *owners* (a block's claim while its configuration runs): the first

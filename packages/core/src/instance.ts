@@ -1,5 +1,5 @@
 /**
- * Turning parsed server blocks into a runnable configuration (spec 1.6, 1.7, 1.9, 2.2):
+ * Turning parsed server blocks into a runnable configuration (docs/compatibility.md, "Server block keys", "Duplicates and listeners", "Setup order"):
  * normalise keys, run each plugin's setup in *directive-list* order (never Corefile order), link
  * each block's chain once, and group zones by listen address.
  */
@@ -9,7 +9,19 @@ import type { Registry } from 'prom-client';
 import { ConfigError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
-import type { Controller, Handler, HandlerFactory, HandlerResult, Hook, PluginDefinition, ReadinessProbe, ServerKey } from './plugin.js';
+import type {
+  Controller,
+  Handler,
+  HandlerFactory,
+  HandlerResult,
+  Hook,
+  KeyTransport,
+  PluginDefinition,
+  ReadinessProbe,
+  ServerKey,
+  ServerSettings,
+  Transferer,
+} from './plugin.js';
 import type { Request } from './request.js';
 import type { ResponseWriter } from './response.js';
 import type { Route } from './routes.js';
@@ -46,22 +58,25 @@ export interface BuildContext {
   requestReload(): Promise<Error | undefined>;
   /** A plugin's fatal error: log it and end the process (see `Controller.fatal`). */
   fatal(directive: string, message: string): void;
+  /** Corefile text served when the Corefile has no server block (the CLI passes its built-in one). */
+  readonly defaultCorefile?: string;
 }
 
 export type HookKind = 'startup' | 'shutdown' | 'restart' | 'restartFailed' | 'finalShutdown';
 
 /** The zones one listen address serves. */
 export interface AddressPlan {
+  /** `dns` (UDP and TCP), `tls` (DoT) or `https` (DoH). */
+  readonly transport: KeyTransport;
   /** '' for every address. */
   readonly host: string;
   readonly port: number;
+  /** The blocks' settings merged field by field, the last block that sets one winning (CoreDNS's `NewServer`). */
+  readonly settings: ServerSettings;
   readonly routes: Route[];
-  /** A block here forwards, so classes other than IN are accepted (spec 2.3 step 4). */
+  /** A block here uses an `anyClass` plugin, so classes other than IN are accepted. */
   readonly acceptAnyClass: boolean;
 }
-
-/** Plugins that answer every class, as CoreDNS's server checks by name. */
-const anyClassDirectives = new Set(['chaos', 'forward', 'proxy']);
 
 /** A fully set-up configuration, not yet started. */
 export class Instance {
@@ -92,14 +107,13 @@ interface BlockState {
   readonly keyTokens: Token[];
   readonly factories: { name: string; factory: HandlerFactory }[];
   readonly listenAddresses: string[];
+  /** Zone data offered for transfers (`Controller.addTransferer`). */
+  readonly transferers: Transferer[];
+  readonly settings: ServerSettings;
   /** The listeners serving this block, as metrics `server` labels; filled once planned. */
   readonly servers: Set<string>;
-}
-
-/** The built-in Corefile used when none is found or it has no server block (spec 1.8). */
-export function defaultCorefile(dnsPort: number, directives: readonly DirectiveEntry[]): string {
-  const log = directives.some((d) => d.name === 'log') ? '\n    log' : '';
-  return `.:${dnsPort} {\n    whoami${log}\n}\n`;
+  /** A plugin of this block answers every class ({@link PluginDefinition.anyClass}). */
+  anyClass: boolean;
 }
 
 function positioned(token: Token, message: string): ConfigError {
@@ -116,14 +130,14 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
     warn: (message) => context.logger.warning(message),
     ...(context.env ? { env: context.env } : {}),
   });
-  if (blocks.length === 0) {
+  if (blocks.length === 0 && context.defaultCorefile !== undefined) {
     context.logger.warning(`no server block in ${source.path}: serving the built-in default Corefile`);
-    blocks = parseCorefile(defaultCorefile(context.dnsPort, context.directives), { file: 'default Corefile' });
+    blocks = parseCorefile(context.defaultCorefile, { file: 'default Corefile' });
   }
   const instance = new Instance(source);
   const states = blocks.map((block, index) => blockState(block, index, context.dnsPort));
 
-  // Outer loop: directives in list order; inner loop: blocks in file order (spec 1.9).
+  // Outer loop: directives in list order; inner loop: blocks in file order (docs/compatibility.md, "Setup order").
   for (const entry of context.directives) {
     const using = states.filter((state) => state.block.directives.some((d) => d.name === entry.name));
     if (using.length === 0) continue;
@@ -136,6 +150,7 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
       throw positioned(first, `plugin/${entry.name}: ${error instanceof Error ? error.message : String(error)}`);
     }
     for (const state of using) {
+      if (plugin.anyClass === true) state.anyClass = true;
       const tokens = state.block.directives.filter((d) => d.name === entry.name).flatMap((d) => d.tokens);
       const controller = new SetupController(tokens, entry.name, state, instance, context);
       try {
@@ -174,11 +189,11 @@ function blockState(block: ServerBlock, index: number, dnsPort: number): BlockSt
       keyTokens.push(token);
     }
   }
-  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], servers: new Set() };
+  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], transferers: [], settings: {}, servers: new Set(), anyClass: false };
 }
 
 /**
- * Uniqueness (spec 1.7) and listener grouping. Each (zone, address, port) may appear once.
+ * Uniqueness (docs/compatibility.md, "Duplicates and listeners") and listener grouping. Each (zone, address, port) may appear once.
  * Unlike CoreDNS, a port served both on every address and on a specific one is refused: without
  * SO_REUSEPORT the two sockets cannot coexist, and with it which one answers is unpredictable
  * (CoreDNS issues #4270, #7786).
@@ -190,12 +205,15 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
   const boundPorts = new Map<number, Token>();
   for (const state of states) {
     const hosts = state.listenAddresses.length > 0 ? [...new Set(state.listenAddresses)] : [''];
-    const forwards = state.block.directives.some((d) => anyClassDirectives.has(d.name));
     state.keys.forEach((key, i) => {
       const token = state.keyTokens[i]!;
+      // CoreDNS serves such a block in clear text on the TLS port; an operator who wrote tls:// wants encryption.
+      if (key.transport !== 'dns' && state.settings.tls === undefined) {
+        throw positioned(token, `cannot serve ${key.canonical} - a ${key.transport}:// server block needs the tls directive (tls CERT KEY [CA])`);
+      }
       for (const host of hosts) {
         const where = host === '' ? '' : ` on ${host}`;
-        const id = `${key.zone}|${host}|${key.port}`;
+        const id = `${key.transport}|${key.zone}|${host}|${key.port}`;
         const first = seen.get(id);
         if (first) {
           throw positioned(token, `cannot serve ${key.canonical}${where} - it is already defined at ${first.file}:${first.line}:${first.column}`);
@@ -210,19 +228,25 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
           );
         }
         mine.set(key.port, token);
-        const planKey = `${host}|${key.port}`;
+        const planKey = `${key.transport}|${host}|${key.port}`;
         let plan = plans.get(planKey);
         if (!plan) {
-          plan = { host, port: key.port, routes: [], acceptAnyClass: false };
+          plan = { transport: key.transport, host, port: key.port, settings: {}, routes: [], acceptAnyClass: false };
           plans.set(planKey, plan);
           instance.addresses.push(plan);
         }
+        Object.assign(plan.settings, definedFields(state.settings));
         plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null });
-        state.servers.add(serverLabel(host, key.port));
-        if (forwards) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
+        state.servers.add(serverLabel(host, key.port, key.transport));
+        if (state.anyClass) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
       }
     });
   }
+}
+
+/** The fields of `settings` that a directive set, so merging never overwrites with undefined. */
+function definedFields(settings: ServerSettings): ServerSettings {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as ServerSettings;
 }
 
 /**
@@ -251,6 +275,7 @@ class SetupController extends Dispenser implements Controller {
   readonly log: Logger;
   readonly validating: boolean;
   readonly corefile: CorefileSource;
+  readonly settings: ServerSettings;
 
   constructor(
     tokens: readonly Token[],
@@ -267,6 +292,7 @@ class SetupController extends Dispenser implements Controller {
     this.log = context.logger.forPlugin(directive);
     this.validating = context.validating;
     this.corefile = instance.source;
+    this.settings = state.settings;
   }
 
   addHandler(factory: HandlerFactory): void {
@@ -298,6 +324,12 @@ class SetupController extends Dispenser implements Controller {
   }
   readinessProbes(): readonly ReadinessProbe[] {
     return this.instance.probes;
+  }
+  addTransferer(transferer: Transferer): void {
+    this.state.transferers.push(transferer);
+  }
+  transferers(): readonly Transferer[] {
+    return this.state.transferers;
   }
   addListenAddresses(addresses: readonly string[]): void {
     this.state.listenAddresses.push(...addresses);

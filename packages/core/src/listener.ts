@@ -12,13 +12,15 @@ import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { OptAnswer, Packet } from 'dns-packet';
 import { listenError } from './address.js';
+import { CLASS_IN, HEADER_LENGTH } from './constants.js';
 import { PluginError } from './errors.js';
 import { serverLabel } from './keys.js';
 import { raiseReceiveBuffer, UDP_RECEIVE_BUFFER } from './limits.js';
 import { defaultTcpLimits, FrameReader, TcpGuard } from './tcp-limits.js';
-import type { FrameTimeouts, GuardedConnection, TcpLimits } from './tcp-limits.js';
+import type { GuardedConnection, TcpLimits } from './tcp-limits.js';
 import type { ReceiveBuffer } from './limits.js';
 import type { Logger } from './logger.js';
+import type { KeyTransport, ServerSettings } from './plugin.js';
 import { clientWrote, Rcode } from './rcode.js';
 import { Request } from './request.js';
 import type { Transport } from './request.js';
@@ -29,22 +31,26 @@ import { emptyHeader, headerOnlyReply, readQuery, Verdict } from './wire.js';
 import type { QueryHeader } from './wire.js';
 
 /**
- * TCP timeouts of CoreDNS (core/dnsserver/server.go): 3 s to read a message (the first one of a
- * connection too), 10 s idle between messages; see tcp-limits.ts for how they are kept.
+ * CoreDNS's timeouts of connection-oriented transports (core/dnsserver/server.go `NewServer`),
+ * changed per block with *timeouts*: 3 s to read a query (the first one on a TCP connection),
+ * 5 s for a blocked reply to drain, 10 s idle between queries.
  */
-const TCP_TIMEOUTS: FrameTimeouts = { readTimeoutMs: 3_000, idleTimeoutMs: 10_000 };
-/** How long a graceful stop waits for TCP connections before cutting them (spec 2.6). */
-const GRACEFUL_STOP_MS = 5_000;
-const CLASS_IN = 1;
+export const defaultStreamTimeouts = { readTimeoutMs: 3_000, writeTimeoutMs: 5_000, idleTimeoutMs: 10_000 } as const;
+/** How long a graceful stop waits for TCP connections before cutting them (docs/compatibility.md, "TCP"). */
+export const GRACEFUL_STOP_MS = 5_000;
 
 /** Counters the listener reports to whoever observes the process (prometheus). */
 export interface ListenerEvents {
   /** A handler threw something that is not a PluginError (CoreDNS's recovered panic). */
   panic(server: string, error: unknown): void;
+  /** A DoH listener answered with this HTTP status (`coredns_dns_https_responses_total`). */
+  httpsResponse?(server: string, status: number): void;
 }
 
 /** Options for {@link Listener}. */
 export interface ListenerOptions {
+  /** `dns` (UDP and TCP, the default), `tls` or `https`: the scheme of the `server` label. */
+  readonly transport?: KeyTransport;
   /** Address to bind; '' listens on every address, IPv6 and IPv4. */
   readonly host: string;
   /** Port; 0 picks a free one (the same for UDP and TCP). */
@@ -56,7 +62,7 @@ export interface ListenerOptions {
 }
 
 /** What a query needs from its listener, split out so writers stay small. */
-abstract class ReplyWriter implements ResponseWriter {
+export abstract class ReplyWriter implements ResponseWriter {
   written = false;
   constructor(protected readonly req: Request) {}
 
@@ -94,17 +100,22 @@ class UdpWriter extends ReplyWriter {
 }
 
 /**
- * Per TCP connection: queries still being answered, so a graceful stop ends the connection
+ * Per TCP or DoT connection: queries still being answered, so a graceful stop ends the connection
  * after its last reply rather than dropping it, and whether reading is paused because the
- * client does not read its replies (backpressure).
+ * client does not read its replies (backpressure), for at most the write timeout.
  */
 class TcpConnection implements GuardedConnection {
   inFlight = 0;
+  /** Queries read so far, for *timeouts*' `maxtcpqueries`. */
+  queries = 0;
   closing = false;
   private paused = false;
   reader: FrameReader | undefined;
 
-  constructor(readonly socket: net.Socket) {}
+  constructor(
+    readonly socket: net.Socket,
+    private readonly writeTimeoutMs: number,
+  ) {}
 
   /** Nothing half-read and nothing being answered: the first to close at the connection cap. */
   get idle(): boolean {
@@ -124,11 +135,30 @@ class TcpConnection implements GuardedConnection {
     if (!flushed && !this.paused) {
       this.paused = true;
       socket.pause();
+      // A client that stops reading its replies is cut after the write timeout (miekg's WriteTimeout).
+      const stuck = setTimeout(() => socket.destroy(), this.writeTimeoutMs);
       socket.once('drain', () => {
+        clearTimeout(stuck);
         this.paused = false;
         socket.resume();
       });
+      socket.once('close', () => clearTimeout(stuck));
     }
+  }
+
+  /** Resolves once the socket's buffer has drained (or the socket closed). */
+  drained(): Promise<void> {
+    const socket = this.socket;
+    if (!socket.writableNeedDrain || !socket.writable) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        socket.off('drain', done);
+        socket.off('close', done);
+        resolve();
+      };
+      socket.once('drain', done);
+      socket.once('close', done);
+    });
   }
 
   /** A query finished; a closing connection ends after the last one. */
@@ -159,37 +189,63 @@ class TcpWriter extends ReplyWriter {
     return wire.length;
   }
 
+  drained(): Promise<void> {
+    return this.connection.drained();
+  }
+
   override done(): void {
     this.connection.finished();
   }
 }
 
 /** IPv4 clients of a dual-stack socket show up as `::ffff:a.b.c.d`; CoreDNS shows `a.b.c.d`. */
-function clientAddress(address: string): string {
+export function clientAddress(address: string): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
+/**
+ * A plain DNS listener (UDP and TCP). {@link TlsListener} (DoT) and {@link DohListener} (DoH)
+ * extend it: they bind their own socket in {@link Listener.bind} and hand queries to the same
+ * {@link Listener.serve}, DoT through the same TCP framing ({@link Listener.onConnection}).
+ */
 export class Listener {
-  /** CoreDNS's `server` label: `dns://:53`, `dns://127.0.0.1:1053`. */
+  /** CoreDNS's `server` label: `dns://:53`, `dns://127.0.0.1:1053`, `tls://:853`. */
   readonly server: string;
   routes: RouteTable = new RouteTable([]);
   /** Set when some block here uses a plugin that answers any class (forward). */
   acceptAnyClass = false;
+  /** Timeouts and TLS of the blocks served here; see {@link Listener.configure}. */
+  protected settings: ServerSettings = {};
   private udp: dgram.Socket | undefined;
-  private tcp: net.Server | undefined;
+  /** The stream server: TCP here, TLS for DoT (DoH keeps its HTTP/2 server itself). */
+  protected tcp: net.Server | undefined;
   private readonly connections = new Set<TcpConnection>();
   private readonly guard: TcpGuard;
   private capReported = false;
   private readonly header: QueryHeader = emptyHeader();
-  private boundPort = 0;
+  protected boundPort = 0;
 
-  constructor(private readonly options: ListenerOptions) {
-    this.server = serverLabel(options.host, options.port);
+  constructor(protected readonly options: ListenerOptions) {
+    this.server = serverLabel(options.host, options.port, options.transport);
     this.guard = new TcpGuard(options.tcpLimits ?? defaultTcpLimits());
+  }
+
+  /** Takes the settings of the blocks served here: before {@link listen}, and again on every reload. */
+  configure(settings: ServerSettings): void {
+    this.settings = settings;
   }
 
   get host(): string {
     return this.options.host;
+  }
+
+  get transport(): KeyTransport {
+    return this.options.transport ?? 'dns';
+  }
+
+  /** The settings in force, to reopen the listener as it was. */
+  get currentSettings(): ServerSettings {
+    return this.settings;
   }
 
   /** The port actually bound (differs from the configured one for port 0). */
@@ -197,12 +253,12 @@ export class Listener {
     return this.boundPort;
   }
 
-  /** Binds UDP and TCP on the same port; with port 0 the TCP port follows the UDP one. */
+  /** Binds the listener's sockets; port 0 retries when the picked port is taken for TCP. */
   async listen(): Promise<void> {
     const attempts = this.options.port === 0 ? 5 : 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.bindBoth();
+        await this.bind();
         return;
       } catch (error) {
         await this.close(0);
@@ -211,10 +267,16 @@ export class Listener {
     }
   }
 
-  private async bindBoth(): Promise<void> {
+  /** Where the listener binds, as Go prints it in listen errors: `127.0.0.1:53`, `[::1]:53`, `:53`. */
+  protected where(port: number): string {
+    return `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${port}`;
+  }
+
+  /** Binds UDP and TCP on the same port; with port 0 the TCP port follows the UDP one. */
+  protected async bind(): Promise<void> {
     const wildcard = this.options.host === '';
     const family = wildcard || this.options.host.includes(':') ? 'udp6' : 'udp4';
-    const where = (port: number): string => `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${port}`;
+    const where = (port: number): string => this.where(port);
     try {
       try {
         this.udp = await bindUdp(family, wildcard ? '::' : this.options.host, this.options.port);
@@ -276,9 +338,17 @@ export class Listener {
     this.serve(req, new UdpWriter(req, socket, rinfo.address));
   }
 
-  private onConnection(socket: net.Socket): void {
+  /**
+   * One stream connection carrying RFC 1035 §4.2.2 / RFC 7858 §3.3 framing: TCP, or DoT once its
+   * handshake is done. A message has the read timeout from its first byte (the first one from
+   * the connection's start); between messages the connection waits at most the idle timeout.
+   * Bytes trickling in extend neither (tcp-limits.ts), and the listener's caps apply.
+   */
+  protected onConnection(socket: net.Socket): void {
     socket.on('error', () => socket.destroy());
-    const connection = new TcpConnection(socket);
+    const { readTimeoutMs, writeTimeoutMs, idleTimeoutMs } = { ...defaultStreamTimeouts, ...this.settings };
+    const maxQueries = this.settings.maxQueries ?? 0;
+    const connection = new TcpConnection(socket, writeTimeoutMs);
     const evicted = this.guard.evicted;
     if (!this.guard.admit(connection)) {
       this.reportCap();
@@ -291,12 +361,15 @@ export class Listener {
     // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
     const reader = new FrameReader(
       this.guard,
-      TCP_TIMEOUTS,
+      { readTimeoutMs, idleTimeoutMs },
       (msg) => {
+        connection.queries++;
         this.onFrame(connection, msg);
+        // maxtcpqueries: the connection ends after the replies to the queries it was allowed.
+        if (connection.queries === maxQueries) connection.close();
         return !connection.closing;
       },
-      // A frame past its deadline is cut; an idle connection ends after its replies in flight.
+      // A message past its deadline is cut; an idle connection ends after its replies in flight.
       (partial) => (partial ? socket.destroy() : connection.close()),
       () => socket.destroy(),
     );
@@ -331,8 +404,8 @@ export class Listener {
     this.serve(req, new TcpWriter(req, connection));
   }
 
-  /** Routes one accepted query through its chain and guarantees a reply (spec 2.3, 2.4). */
-  private serve(req: Request, w: ReplyWriter): void {
+  /** Routes one accepted query through its chain and guarantees a reply (docs/compatibility.md, "Accept filter" and "Who writes the reply"). */
+  protected serve(req: Request, w: ReplyWriter): void {
     req.server = this.server;
     if (req.qclass !== CLASS_IN && !this.acceptAnyClass) return this.finish(req, w, Rcode.REFUSED);
     if (req.hasEdns && req.ednsVersion !== 0) {
@@ -356,7 +429,7 @@ export class Listener {
       );
   }
 
-  /** The chain returned `rcode`: write it if nobody wrote (spec 2.4), then release the query. */
+  /** The chain returned `rcode`: write it if nobody wrote (docs/compatibility.md, "Who writes the reply"), then release the query. */
   private finish(req: Request, w: ReplyWriter, rcode: number): void {
     if (!clientWrote(rcode) && !w.written) this.reply(req, w, rcode);
     w.done();
@@ -397,13 +470,14 @@ export class Listener {
   }
 }
 
-function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer | undefined {
+/** The reply to a query `readQuery` did not accept: none (drop), FORMERR, or NOTIMP with its question. */
+export function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer | undefined {
   if (verdict === Verdict.Drop) return undefined;
   if (verdict === Verdict.FormErr) return headerOnlyReply(msg, Rcode.FORMERR);
   // NOTIMP keeps the question when it could be read.
   const reply = headerOnlyReply(msg, Rcode.NOTIMP);
-  if (header.questionEnd > 12 && header.questionEnd <= msg.length) {
-    const withQuestion = Buffer.concat([reply, msg.subarray(12, header.questionEnd)]);
+  if (header.questionEnd > HEADER_LENGTH && header.questionEnd <= msg.length) {
+    const withQuestion = Buffer.concat([reply, msg.subarray(HEADER_LENGTH, header.questionEnd)]);
     withQuestion.writeUInt16BE(1, 4);
     return withQuestion;
   }
@@ -419,7 +493,7 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** A listen error in CoreDNS's words that keeps Node's code (EADDRINUSE) for retries. */
-function wrapListenError(message: string, error: unknown): Error {
+export function wrapListenError(message: string, error: unknown): Error {
   return new Error(message, { cause: error });
 }
 
@@ -444,12 +518,30 @@ function bindUdp(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgr
 }
 
 function listenTcp(host: string, port: number, onConnection: (socket: net.Socket) => void): Promise<net.Server> {
+  return listenServer(net.createServer(onConnection), host, port);
+}
+
+/** Listens with `server` (TCP, TLS or HTTP/2) on one address and port, exclusively. */
+export function listenServer<S extends net.Server>(server: S, host: string, port: number): Promise<S> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer(onConnection);
     server.once('error', reject);
     server.listen({ host, port, ipv6Only: false, exclusive: true }, () => {
       server.off('error', reject);
       resolve(server);
     });
   });
+}
+
+/**
+ * Listens with a stream server (DoT, DoH) on a listener's host: '' is every address, IPv6 and
+ * IPv4, or IPv4 only on a machine without IPv6.
+ */
+export async function bindStream<S extends net.Server>(server: S, host: string, port: number): Promise<S> {
+  if (host !== '') return listenServer(server, host, port);
+  try {
+    return await listenServer(server, '::', port);
+  } catch (error) {
+    if (!isNoIpv6(error)) throw error;
+    return listenServer(server, '0.0.0.0', port);
+  }
 }

@@ -3,6 +3,7 @@
  * contract third-party plugins are published against; keep it small and stable.
  */
 import type { Dispenser } from '@foghorn/corefile';
+import type { Answer } from 'dns-packet';
 import type { Registry } from 'prom-client';
 import { PluginError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -30,16 +31,50 @@ export type HandlerFactory = (next: Handler | null) => Handler;
 /** A lifecycle callback. May be async; hooks of one kind run one after another. */
 export type Hook = () => void | Promise<void>;
 
-/** One key of a server block after normalisation (spec 1.6). */
+/** The transports a server block key can name: `dns://` (UDP and TCP), `tls://` (DoT), `https://` (DoH). */
+export type KeyTransport = 'dns' | 'tls' | 'https';
+
+/** One key of a server block after normalisation (docs/compatibility.md, "Server block keys"). */
 export interface ServerKey {
-  /** `dns` (the only transport served so far). */
-  readonly transport: 'dns';
+  /** `dns`, `tls` or `https`. */
+  readonly transport: KeyTransport;
   /** Lower-case, fully qualified zone: `example.org.`, `.`, `0.0.10.in-addr.arpa.` */
   readonly zone: string;
   /** Port, from the key or the default (`-dns.port`, 53). */
   readonly port: number;
-  /** Canonical form, `dns://example.org.:53`. */
+  /** Canonical form, `dns://example.org.:53`, `tls://.:853`. */
   readonly canonical: string;
+}
+
+/** Client certificate policy of a TLS listener: the *tls* plugin's `client_auth`, Go's `tls.ClientAuthType`. */
+export type ClientAuth = 'nocert' | 'request' | 'require' | 'verify_if_given' | 'require_and_verify';
+
+/** A server block's certificate material (the *tls* directive), read and checked by its setup. */
+export interface TlsSettings {
+  /** PEM certificate chain. */
+  readonly cert: Buffer;
+  /** PEM private key. */
+  readonly key: Buffer;
+  /** PEM CA bundle that verifies client certificates; the system CAs when absent. */
+  readonly ca?: Buffer;
+  readonly clientAuth: ClientAuth;
+}
+
+/**
+ * Per-block server settings filled by setup-only directives, CoreDNS's `dnsserver.Config`: the
+ * *tls* certificate and the *timeouts* of connection-oriented transports (TCP, DoT, DoH).
+ * When several blocks share a listener, the last block that sets a field wins, as in CoreDNS.
+ */
+export interface ServerSettings {
+  tls?: TlsSettings;
+  /** Time to read a query (for TCP and DoT, the first one on a connection); CoreDNS's default is 3 s. */
+  readTimeoutMs?: number;
+  /** Time a blocked reply may take to drain; CoreDNS's default is 5 s. */
+  writeTimeoutMs?: number;
+  /** Time an open connection may wait for its next query; CoreDNS's default is 10 s. */
+  idleTimeoutMs?: number;
+  /** Queries served on one TCP or DoT connection before it is closed; unlimited when absent or -1. */
+  maxQueries?: number;
 }
 
 /** A plugin that can tell whether it is ready to serve (e.g. caches synced). */
@@ -47,6 +82,30 @@ export interface ReadinessProbe {
   /** Directive name, listed by the *ready* plugin when it is not ready. */
   readonly name: string;
   ready(): boolean;
+}
+
+/**
+ * A plugin that owns zone data and hands it out for zone transfers: CoreDNS's
+ * `transfer.Transferer` (`plugin/transfer/transfer.go`). The zone owner (*file*) offers it with
+ * `c.addTransferer`; *transfer* finds the ones of its server block with `c.transferers()`, so
+ * neither plugin imports the other.
+ */
+export interface Transferer {
+  /** The directive offering it, for logs. */
+  readonly name: string;
+  /**
+   * The records of `zone` (lower-case, fully qualified) in batches, or null when this plugin is
+   * not authoritative for exactly that zone (CoreDNS's `ErrNotAuthoritative`), so the next
+   * transferer is asked. `serial` 0 asks for AXFR: the SOA first, every record, the SOA again
+   * last. Another serial is an IXFR: when it equals the zone's serial only the SOA is given,
+   * otherwise the whole zone as for AXFR (the AXFR fallback of RFC 1995 §4).
+   */
+  transfer(zone: string, serial: number): Iterable<readonly Answer[]> | AsyncIterable<readonly Answer[]> | null;
+  /**
+   * Registers `notify`, called with a zone's name when it is loaded at startup or reloaded with a
+   * new serial, so *transfer* sends NOTIFY (RFC 1996) to the secondaries.
+   */
+  onZoneChange?(notify: (zone: string) => void): void;
 }
 
 /**
@@ -93,6 +152,12 @@ export interface Controller extends Dispenser {
   servers(): readonly string[];
   /** Every readiness probe registered in this configuration; meaningful from `onStartup` on. */
   readinessProbes(): readonly ReadinessProbe[];
+  /** Offers zone data of this server block for zone transfers (the *file* plugin). */
+  addTransferer(transferer: Transferer): void;
+  /** The transferers of this server block, in directive order; complete from `onStartup` on. */
+  transferers(): readonly Transferer[];
+  /** This block's server settings (TLS, timeouts); setup-only directives fill them. */
+  readonly settings: ServerSettings;
   /** Restricts the server block to these listen addresses (the *bind* plugin). */
   addListenAddresses(addresses: readonly string[]): void;
   /**
@@ -125,6 +190,12 @@ export interface PluginDefinition {
   readonly apiVersion?: number;
   /** For third-party plugins: the place in the chain, relative to a standard directive. */
   readonly order?: PluginOrder;
+  /**
+   * The plugin answers every query class, not just IN: a listener serving a block that uses it
+   * accepts other classes instead of refusing them (CoreDNS's server lets CH and friends through
+   * for *chaos*, *forward* and *proxy*). Default false.
+   */
+  readonly anyClass?: boolean;
   /** Parses the plugin's tokens and registers its handler and hooks. Called once per server block. */
   setup(c: Controller): void | Promise<void>;
 }
@@ -152,6 +223,9 @@ export function definePlugin<T extends PluginDefinition>(definition: T): T {
     throw new TypeError(`plugin name must be a lower-case directive name, got '${String(definition.name)}'`);
   }
   if (typeof definition.setup !== 'function') throw new TypeError(`plugin '${definition.name}': setup must be a function`);
+  if (definition.anyClass !== undefined && typeof definition.anyClass !== 'boolean') {
+    throw new TypeError(`plugin '${definition.name}': anyClass must be a boolean`);
+  }
   if (definition.apiVersion !== undefined && definition.apiVersion !== API_VERSION) {
     throw new TypeError(`plugin '${definition.name}' needs plugin API version ${definition.apiVersion}, this core implements ${API_VERSION}`);
   }

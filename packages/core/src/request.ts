@@ -5,6 +5,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import * as types from 'dns-packet/types.js';
 import * as classes from 'dns-packet/classes.js';
+import { Flags } from './constants.js';
 import { emptyHeader, readQuery, Verdict } from './wire.js';
 import type { EdnsOption, QueryHeader } from './wire.js';
 
@@ -46,7 +47,7 @@ export class Request {
   readonly qclass: number;
   /** True when the query carried an OPT record. */
   readonly hasEdns: boolean;
-  /** Advertised EDNS UDP payload size, 0 without OPT. */
+  /** Advertised EDNS UDP payload size, 0 without OPT; only {@link limitUdpSize} changes it. */
   readonly udpSize: number;
   /** EDNS version of the OPT record. */
   readonly ednsVersion: number;
@@ -72,6 +73,7 @@ export class Request {
   /** The plugin that wrote the reply, '' until one did (or when the server wrote it). */
   writtenBy = '';
   private decoded: Packet | undefined;
+  private readonly udpSizeOffset: number;
 
   constructor(raw: Buffer, header: QueryHeader, transport: Transport, remoteAddress: string, remotePort: number) {
     this.raw = raw;
@@ -84,6 +86,7 @@ export class Request {
     this.qclass = header.qclass;
     this.hasEdns = header.hasEdns;
     this.udpSize = header.udpSize;
+    this.udpSizeOffset = header.udpSizeOffset;
     this.ednsVersion = header.ednsVersion;
     this.dnssecOk = header.dnssecOk;
     this.ednsOptions = header.ednsOptions;
@@ -120,21 +123,34 @@ export class Request {
 
   /** RD bit. */
   get recursionDesired(): boolean {
-    return (this.flags & 0x0100) !== 0;
+    return (this.flags & Flags.RD) !== 0;
   }
 
   /** CD bit. */
   get checkingDisabled(): boolean {
-    return (this.flags & 0x0010) !== 0;
+    return (this.flags & Flags.CD) !== 0;
   }
 
   /**
    * The largest reply the client accepts: 65535 over TCP, otherwise max(512, advertised size)
-   * (spec 2.5; no 1232 cap unless a plugin lowers it).
+   * (docs/compatibility.md, "Scrub"; no 1232 cap unless a plugin lowers it).
    */
   get maxResponseSize(): number {
     if (this.transport === 'tcp') return MAX_TCP_SIZE;
     return this.udpSize > MIN_UDP_SIZE ? this.udpSize : MIN_UDP_SIZE;
+  }
+
+  /**
+   * Lowers the advertised EDNS UDP size to `max` when it is larger, as CoreDNS's *bufsize* does
+   * with `SetUDPSize` on the request: in {@link udpSize}, so the reply is cut to it and its OPT
+   * echoes it, and in {@link raw}, so a plugin that passes the query on (*forward*) sends it.
+   * A query without OPT is left alone: no OPT is added.
+   */
+  limitUdpSize(max: number): void {
+    if (!this.hasEdns || this.udpSize <= max) return;
+    this.raw.writeUInt16BE(max, this.udpSizeOffset);
+    (this as { udpSize: number }).udpSize = max;
+    this.decoded = undefined;
   }
 
   /** The whole query decoded by dns-packet, on first use. The listener validated it already. */

@@ -6,6 +6,7 @@
 import type { Answer, Packet } from 'dns-packet';
 import * as classes from 'dns-packet/classes.js';
 import * as types from 'dns-packet/types.js';
+import { EDNS_FLAG_DO } from './constants.js';
 
 /** CoreDNS's `response.Type`. */
 export enum ResponseType {
@@ -120,7 +121,7 @@ export function typify(msg: Packet | undefined, nowSeconds: number, dnssecOk = f
 /** The DO bit of the reply's OPT, or undefined when it has none. */
 function replyDnssecOk(additionals: readonly Answer[]): boolean | undefined {
   for (const rr of additionals) {
-    if (rr.type === 'OPT') return ((rr.flags ?? 0) & 0x8000) !== 0 || rr.flag_do === true;
+    if (rr.type === 'OPT') return ((rr.flags ?? 0) & EDNS_FLAG_DO) !== 0 || rr.flag_do === true;
   }
   return undefined;
 }

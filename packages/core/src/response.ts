@@ -1,5 +1,5 @@
 /**
- * Writing replies. The listener hands the chain a writer that scrubs (spec 2.5): it echoes EDNS
+ * Writing replies. The listener hands the chain a writer that scrubs (docs/compatibility.md, "Scrub"): it echoes EDNS
  * only to clients that sent it, and cuts replies to the client's size limit with TC set.
  * Plugins that need to see the reply on its way out wrap the writer in a {@link Recorder}.
  */
@@ -14,19 +14,15 @@ const codec = dnsPacket as unknown as {
 import * as types from 'dns-packet/types.js';
 import type { Request } from './request.js';
 import { replyOpt } from './edns.js';
+import { EDNS_FLAG_DO, Flags, HEADER_LENGTH, REPLY_COPIED_FLAGS } from './constants.js';
 
-/** Flag bits of the DNS header as dns-packet's `flags` field holds them. */
-export const Flags = {
-  QR: 0x8000,
-  AA: 0x0400,
-  TC: 0x0200,
-  RD: 0x0100,
-  RA: 0x0080,
-  AD: 0x0020,
-  CD: 0x0010,
-} as const;
-
-/** Where a handler sends its reply. Write at most once per query. */
+/**
+ * Where a handler sends its reply. Write once per query, except over TCP (`req.transport`),
+ * where a handler may write several messages for one query: a zone transfer streams its records
+ * in many envelopes (RFC 5936 §2.2). The TCP writer frames each write on its own, and the
+ * listener counts the query as answered only when `serveDNS` has settled, so a streaming handler
+ * returns a promise that resolves after its last write.
+ */
 export interface ResponseWriter {
   /** Encodes, scrubs and sends `msg`; returns the number of bytes sent. */
   write(msg: Packet): number;
@@ -35,6 +31,12 @@ export interface ResponseWriter {
    * the client's limit; otherwise they are decoded and truncated like {@link write}.
    */
   writeWire(wire: Buffer): number;
+  /**
+   * Resolves when the connection takes more data again (TCP backpressure), at once when it
+   * already does. A handler writing many messages (a zone transfer) awaits it between writes, so
+   * a slow client holds the transfer back instead of filling memory. Optional: absent, go on.
+   */
+  drained?(): Promise<void>;
 }
 
 /** The header of a reply to `req`, with no records yet: CoreDNS's `SetReply`. */
@@ -43,7 +45,7 @@ export function replyTo(req: Request, rcode = 0): Packet & { flags: number; ques
     type: 'response',
     id: req.id,
     // Opcode, RD and CD are copied from the query (RFC 1035 §4.1.1, RFC 4035 §3.1.6).
-    flags: (req.flags & (0x7800 | Flags.RD | Flags.CD)) | (rcode & 0xf),
+    flags: (req.flags & REPLY_COPIED_FLAGS) | (rcode & 0xf),
     // dns-packet's own name for the type (`UNKNOWN_65534`) is the one it can encode back.
     questions: [{ name: req.name, type: types.toString(req.qtype) as never, class: req.class as never }],
     answers: [],
@@ -58,9 +60,9 @@ export function replyTo(req: Request, rcode = 0): Packet & { flags: number; ques
  * dns-packet could not always encode — and OPT for EDNS clients.
  */
 export function errorReply(req: Request, rcode: number): Buffer {
-  const msg: Packet = { type: 'response', id: req.id, flags: (req.flags & (0x7800 | Flags.RD | Flags.CD)) | (rcode & 0xf), questions: [], additionals: [] };
+  const msg: Packet = { type: 'response', id: req.id, flags: (req.flags & REPLY_COPIED_FLAGS) | (rcode & 0xf), questions: [], additionals: [] };
   const body = encodeReply(req, msg);
-  const wire = Buffer.concat([body.subarray(0, 12), req.raw.subarray(12, req.questionEnd), body.subarray(12)]);
+  const wire = Buffer.concat([body.subarray(0, HEADER_LENGTH), req.raw.subarray(HEADER_LENGTH, req.questionEnd), body.subarray(HEADER_LENGTH)]);
   wire.writeUInt16BE(1, 4);
   return wire;
 }
@@ -76,7 +78,7 @@ export function packetRcode(msg: Packet): number {
 }
 
 /**
- * Applies the scrub of spec 2.5 to `msg` and encodes it for `req`:
+ * Applies the scrub (docs/compatibility.md, "Scrub") to `msg` and encodes it for `req`:
  * 1. EDNS: only when the query had OPT; the reply's OPT echoes the client's size and DO bit,
  *    version 0, or the query's own OPT is reused with its echoable options.
  * 2. Size: if the encoding is over the client's limit, whole records are kept in order (answer,
@@ -92,7 +94,7 @@ export function encodeReply(req: Request, msg: Packet): Buffer {
 
 function applyEdns(req: Request, msg: Packet): void {
   const additionals = (msg.additionals ??= []);
-  const flagsDo = req.dnssecOk ? 0x8000 : 0;
+  const flagsDo = req.dnssecOk ? EDNS_FLAG_DO : 0;
   for (const rr of additionals) {
     if (rr.type === 'OPT') {
       const opt = rr as OptAnswer;
@@ -177,6 +179,10 @@ export class Recorder implements ResponseWriter {
     const sent = this.inner.write(msg);
     if (!this.measure) this.size += sent;
     return sent;
+  }
+
+  drained(): Promise<void> {
+    return this.inner.drained?.() ?? Promise.resolve();
   }
 
   writeWire(wire: Buffer): number {

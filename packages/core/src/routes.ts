@@ -1,7 +1,8 @@
 /**
- * Zone routing for one listener (spec 2.3 step 7): the most specific zone wins, DS goes to the
+ * Zone routing for one listener (docs/compatibility.md, "Accept filter"): the most specific zone wins, DS goes to the
  * most general matching zone so a parent served here can answer it, and `.` is the last resort.
  */
+import { TYPE_DS } from './constants.js';
 import type { Handler } from './plugin.js';
 
 /** A zone served on a listener and the chain of its server block. */
@@ -10,8 +11,6 @@ export interface Route {
   /** Null when the block has no handler: its queries are REFUSED. */
   readonly chain: Handler | null;
 }
-
-const TYPE_DS = 43;
 
 /** Immutable zone → route table; a reload swaps the whole table at once. */
 export class RouteTable {

@@ -21,9 +21,10 @@
  * bytes as they came rather than packing a new message.
  */
 
+import { MAX_NAME_LENGTH } from './constants.js';
+
 /** miekg/dns's maxCompressionPointers: (255 + 1) / 2 - 2. */
 const MAX_POINTERS = 126;
-const MAX_NAME_OCTETS = 255;
 
 /*
  * Field codes of the rdata specs:
@@ -95,7 +96,7 @@ export function checkName(buf: Uint8Array, start: number, limit: number): number
   let offset = start;
   let end = -1;
   let pointers = 0;
-  let budget = MAX_NAME_OCTETS;
+  let budget = MAX_NAME_LENGTH;
   for (;;) {
     if (offset >= limit) return -1;
     const c = buf[offset]!;

@@ -3,9 +3,12 @@
  *
  * Why not `dns-packet.decode`: it builds objects for every section and throws on bad input, and
  * the hot path needs only the header, the one question and the OPT record. This reader does the
- * accept checks of miekg/dns (CoreDNS's server library, spec 2.3) in one pass with no allocation
+ * accept checks of miekg/dns (CoreDNS's server library, docs/compatibility.md, "Accept filter") in one pass with no allocation
  * beyond the question name string. The full message is decoded lazily, only if a plugin asks.
  */
+
+import { Flags, HEADER_LENGTH, MAX_NAME_LENGTH, OPCODE_NOTIFY, OPCODE_QUERY, TYPE_OPT } from './constants.js';
+import { validateRecords } from './validate.js';
 
 /** EDNS(0) option as dns-packet encodes it. */
 export interface EdnsOption {
@@ -29,6 +32,8 @@ export interface QueryHeader {
   hasEdns: boolean;
   /** Advertised UDP payload size from OPT (0 without OPT). */
   udpSize: number;
+  /** Offset of that size in the message (the OPT record's CLASS field), 0 without OPT. */
+  udpSizeOffset: number;
   ednsVersion: number;
   /** DO bit of the OPT TTL field. */
   dnssecOk: boolean;
@@ -48,13 +53,6 @@ export enum Verdict {
   NotImp = 3,
 }
 
-import { validateRecords } from './validate.js';
-
-const QR = 0x8000;
-const OPCODE_QUERY = 0;
-const OPCODE_NOTIFY = 4;
-const TYPE_OPT = 41;
-const MAX_NAME_LENGTH = 255;
 
 /** Scratch result reused between calls on one listener: the caller copies what it keeps. */
 export function emptyHeader(): QueryHeader {
@@ -65,9 +63,10 @@ export function emptyHeader(): QueryHeader {
     name: '.',
     qtype: 0,
     qclass: 0,
-    questionEnd: 12,
+    questionEnd: HEADER_LENGTH,
     hasEdns: false,
     udpSize: 0,
+    udpSizeOffset: 0,
     ednsVersion: 0,
     dnssecOk: false,
     ednsOptions: null,
@@ -75,24 +74,25 @@ export function emptyHeader(): QueryHeader {
 }
 
 /**
- * Reads a query into `out` and returns the accept verdict (spec 2.3): responses are dropped;
+ * Reads a query into `out` and returns the accept verdict (docs/compatibility.md, "Accept filter"): responses are dropped;
  * opcodes other than QUERY/NOTIFY get NOTIMP; QDCOUNT ≠ 1, ANCOUNT > 1, NSCOUNT > 1 or
  * ARCOUNT > 2 get FORMERR; so does anything that does not parse once the header is readable.
  */
 export function readQuery(buf: Uint8Array, out: QueryHeader): Verdict {
-  if (buf.length < 12) return Verdict.Drop;
+  if (buf.length < HEADER_LENGTH) return Verdict.Drop;
   const flags = (buf[2]! << 8) | buf[3]!;
   out.id = (buf[0]! << 8) | buf[1]!;
   out.flags = flags;
   out.opcode = (flags >> 11) & 0xf;
   out.hasEdns = false;
   out.udpSize = 0;
+  out.udpSizeOffset = 0;
   out.ednsVersion = 0;
   out.dnssecOk = false;
   out.ednsOptions = null;
   // Reset: NOTIMP copies the question up to here, and an unreadable one must not leave the last query's.
   out.questionEnd = 12;
-  if ((flags & QR) !== 0) return Verdict.Drop;
+  if ((flags & Flags.QR) !== 0) return Verdict.Drop;
   if (out.opcode !== OPCODE_QUERY && out.opcode !== OPCODE_NOTIFY) {
     // The question is copied into the NOTIMP reply when it can be read.
     readQuestion(buf, out);
@@ -121,6 +121,7 @@ export function readQuery(buf: Uint8Array, out: QueryHeader): Verdict {
       if (out.hasEdns) return Verdict.FormErr;
       out.hasEdns = true;
       out.udpSize = (buf[nameEnd + 2]! << 8) | buf[nameEnd + 3]!;
+      out.udpSizeOffset = nameEnd + 2;
       out.ednsVersion = buf[nameEnd + 5]!;
       out.dnssecOk = (buf[nameEnd + 6]! & 0x80) !== 0;
       if (rdlength > 0 && !readOptions(buf, rdata, rdata + rdlength, out)) return Verdict.FormErr;
@@ -133,7 +134,7 @@ export function readQuery(buf: Uint8Array, out: QueryHeader): Verdict {
 function readQuestion(buf: Uint8Array, out: QueryHeader): boolean {
   const qdcount = (buf[4]! << 8) | buf[5]!;
   if (qdcount < 1) return false;
-  const name = readName(buf, 12);
+  const name = readName(buf, HEADER_LENGTH);
   if (name === null) return false;
   const end = nameEndOffset;
   if (end + 4 > buf.length) return false;
@@ -212,7 +213,12 @@ function latin1(buf: Uint8Array, from: number, to: number): string {
   return Buffer.prototype.latin1Slice.call(buf, from, to) as string;
 }
 
-function skipName(buf: Uint8Array, start: number): number {
+/**
+ * Offset just past the name at `start`, or -1 when it is malformed: it runs past the end of
+ * `buf` or uses a reserved label type (RFC 1035 §4.1.4, RFC 6891 §5). A compression pointer ends
+ * the name and is not followed, so the walk always moves forward and always ends.
+ */
+export function skipName(buf: Uint8Array, start: number): number {
   let offset = start;
   for (;;) {
     if (offset >= buf.length) return -1;
@@ -224,6 +230,13 @@ function skipName(buf: Uint8Array, start: number): number {
   }
 }
 
+/** Offset just past the first question (name, type, class), or -1 when there is none to read. */
+export function questionEnd(buf: Uint8Array): number {
+  if (buf.length < HEADER_LENGTH || ((buf[4]! << 8) | buf[5]!) === 0) return -1;
+  const end = skipName(buf, HEADER_LENGTH);
+  return end < 0 || end + 4 > buf.length ? -1 : end + 4;
+}
+
 function skipRecord(buf: Uint8Array, start: number): number {
   const nameEnd = skipName(buf, start);
   if (nameEnd < 0 || nameEnd + 10 > buf.length) return -1;
@@ -231,7 +244,7 @@ function skipRecord(buf: Uint8Array, start: number): number {
   return end <= buf.length ? end : -1;
 }
 
-/** Options the scrub writer echoes (spec 2.5): NSID, EXPIRE, COOKIE, TCP-KEEPALIVE, PADDING. */
+/** Options the scrub writer echoes (docs/compatibility.md, "Scrub"): NSID, EXPIRE, COOKIE, TCP-KEEPALIVE, PADDING. */
 const echoedOptions = new Set([3, 9, 10, 11, 12]);
 
 function readOptions(buf: Uint8Array, from: number, to: number, out: QueryHeader): boolean {
@@ -252,7 +265,7 @@ function readOptions(buf: Uint8Array, from: number, to: number, out: QueryHeader
 
 /** A 12-byte reply header with no records: FORMERR and friends when nothing else is readable. */
 export function headerOnlyReply(query: Uint8Array, rcode: number): Buffer {
-  const reply = Buffer.alloc(12);
+  const reply = Buffer.alloc(HEADER_LENGTH);
   reply[0] = query[0] ?? 0;
   reply[1] = query[1] ?? 0;
   // QR set, opcode and RD copied from the query.

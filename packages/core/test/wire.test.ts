@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
-import { emptyHeader, readQuery, Verdict } from '../src/wire.js';
+import { emptyHeader, questionEnd, readQuery, skipName, Verdict } from '../src/wire.js';
 
 function query(extra: Partial<dnsPacket.Packet> = {}): Buffer {
   return dnsPacket.encode({ type: 'query', id: 4242, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'AAAA', name: 'Www.Example.org', class: 'IN' }], ...extra });
@@ -57,4 +57,25 @@ test('labels with dots and unprintable bytes are escaped as in zone files', () =
   const wire = Buffer.concat([query().subarray(0, 12), Buffer.from([3, 0x61, 0x2e, 0x07, 0]), Buffer.from([0, 1, 0, 1])]);
   assert.equal(readQuery(wire, header), Verdict.Accept);
   assert.equal(header.name, 'a\\.\\007.');
+});
+
+test('skipName and questionEnd stop at the end of the bytes and reject reserved label types', () => {
+  const wire = query();
+  // 12-byte header, then 3Www7Example3org0 (17 bytes), then type and class.
+  assert.equal(skipName(wire, 12), 29);
+  assert.equal(questionEnd(wire), 33);
+  assert.equal(skipName(Buffer.from([0xc0, 0x0c]), 0), 2, 'a pointer ends the name without being followed');
+  const cases: [string, Buffer][] = [
+    ['a label running past the end', Buffer.from([5, 0x61, 0x62])],
+    ['no terminating zero', Buffer.from([1, 0x61])],
+    ['half a pointer', Buffer.from([1, 0x61, 0xc0])],
+    ['reserved label type 0x40', Buffer.from([0x41, 0])],
+    ['reserved label type 0x80', Buffer.from([0x81, 0])],
+    ['nothing at all', Buffer.alloc(0)],
+  ];
+  for (const [what, bytes] of cases) assert.equal(skipName(bytes, 0), -1, what);
+  assert.equal(questionEnd(wire.subarray(0, 12)), -1, 'a header alone');
+  assert.equal(questionEnd(wire.subarray(0, 31)), -1, 'type and class cut off');
+  const noQuestion = dnsPacket.encode({ type: 'response', id: 1, questions: [] });
+  assert.equal(questionEnd(noQuestion), -1, 'QDCOUNT 0');
 });

@@ -1,5 +1,5 @@
 /**
- * Finding the Corefile as CoreDNS does (spec 4.1): `-conf FILE` (or `stdin`), else `./Corefile`
+ * Finding the Corefile as CoreDNS does (docs/compatibility.md, "The command"): `-conf FILE` (or `stdin`), else `./Corefile`
  * in the working directory, else none and the built-in default is served.
  */
 import { existsSync, readFileSync } from 'node:fs';

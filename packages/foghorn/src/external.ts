@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
-import { API_VERSION } from '@foghorn/core';
+import { API_VERSION, PluginLoadError } from '@foghorn/core';
 import type { DirectiveEntry, PluginDefinition } from '@foghorn/core';
 import { useHostPackages } from './host-packages.js';
 
@@ -24,10 +24,7 @@ export interface ExternalPackage {
   readonly version: string;
 }
 
-/** A plugin package that cannot be used; the message says which package and why. */
-export class PluginLoadError extends Error {
-  readonly code = 'FOGHORN_ERR_PLUGIN_LOAD';
-}
+export { PluginLoadError };
 
 interface PackageJson {
   name?: string;

@@ -7,6 +7,7 @@ export { parseFlags } from './flags.js';
 export type { CliFlags } from './flags.js';
 export { version } from './version.js';
 export { main } from './main.js';
+export { defaultCorefile } from './default-corefile.js';
 export { discoverExternalPlugins, loadExternalPlugin, placeByHints, PluginLoadError, readPluginsCfg } from './external.js';
 export type { ExternalPackage } from './external.js';
 export { chooseDirectives, createServer } from './embed.js';

@@ -1,13 +1,14 @@
 /**
  * `foghorn`: the command-line server, flag for flag and signal for signal the coredns binary
- * (spec 4). Fatal startup errors go to stderr, bare, with exit status 1.
+ * (docs/compatibility.md, "The command"). Fatal startup errors go to stderr, bare, with exit status 1.
  */
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { arch, platform } from 'node:os';
-import { createLogger, defaultCorefile, Server, validateCorefile } from '@foghorn/core';
+import { createLogger, Server, validateCorefile } from '@foghorn/core';
 import type { CorefileSource, DirectiveEntry } from '@foghorn/core';
 import { readCorefile } from './corefile-source.js';
+import { defaultCorefile } from './default-corefile.js';
 import { standardDirectives } from './directives.js';
 import { discoverExternalPlugins, placeByHints, readPluginsCfg } from './external.js';
 import { FlagError, parseFlags } from './flags.js';
@@ -67,16 +68,17 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
   const list = directives;
   // With -validate, stdout carries only the verdict; warnings go to stderr.
   const logger = flags.validate ? createLogger((line) => process.stderr.write(line + '\n')) : createLogger();
+  const fallback = defaultCorefile(dnsPort, list);
   const load = (): CorefileSource => {
     const found = readCorefile(flags.conf, () => readFileSync(0, 'utf8'));
     if (found) return found;
     logger.warning('no Corefile found (no -conf and no ./Corefile): serving the built-in default');
-    return { path: 'default Corefile', contents: defaultCorefile(dnsPort, list) };
+    return { path: 'default Corefile', contents: fallback };
   };
 
   if (flags.validate) {
     try {
-      await validateCorefile(load(), { directives: list, dnsPort, logger });
+      await validateCorefile(load(), { directives: list, dnsPort, logger, defaultCorefile: fallback });
     } catch (error) {
       fail(describe(error));
     }
@@ -86,7 +88,7 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
 
   let server: Server;
   try {
-    server = new Server({ directives: list, dnsPort, logger, loadCorefile: load });
+    server = new Server({ directives: list, dnsPort, logger, loadCorefile: load, defaultCorefile: fallback });
     await server.start();
   } catch (error) {
     fail(describe(error));
@@ -117,11 +119,12 @@ async function listPlugins(directives: readonly DirectiveEntry[]): Promise<strin
   return out;
 }
 
-/** One line per zone per listener: `example.org.:53` or `example.org.:53 on 127.0.0.1`. */
+/** One line per zone per listener: `example.org.:53`, `example.org.:53 on 127.0.0.1`, `tls://.:853`. */
 function zoneLines(server: Server): string {
   let out = '';
   for (const listener of server.addresses) {
-    for (const zone of listener.zones) out += `${zone}:${listener.port}${listener.host ? ` on ${listener.host}` : ''}\n`;
+    const scheme = listener.transport === 'dns' ? '' : `${listener.transport}://`;
+    for (const zone of listener.zones) out += `${scheme}${zone}:${listener.port}${listener.host ? ` on ${listener.host}` : ''}\n`;
   }
   return out;
 }

@@ -76,10 +76,8 @@ export interface KubeConnection {
 /** Where the kubelet mounts the service account (token, ca.crt, namespace). */
 export const defaultServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-/** Why no connection could be built; `resolveConnection` throws it so setup can report it. */
-export class KubeConnectionError extends Error {
-  readonly code = 'FOGHORN_ERR_KUBE_CONNECTION';
-}
+/** Why no connection could be built; `resolveConnection` throws it so setup can report it. Its code lives in core's error registry. */
+export { KubeConnectionError } from '@foghorn/core';
 
 /** A running watch of one resource, created by the kube layer. */
 export interface Watch {

@@ -10,10 +10,7 @@ import { setup } from './setup.js';
 const plugin: PluginDefinition = definePlugin({ name: 'acl', setup });
 export default plugin;
 
-export { parseAcl, setup } from './setup.js';
+// The package's API: the plugin, and its option parser for setup tables. Tests of the internals
+// import their modules by path.
+export { parseAcl } from './setup.js';
 export type { AclAction, AclOptions, AclPolicy, AclRule } from './setup.js';
-export { Acl, EDE_BLOCKED, EDE_FILTERED } from './handler.js';
-export { createAclMetrics } from './metrics.js';
-export type { AclMetrics } from './metrics.js';
-export { networkContains, parseClientAddress, parseNetwork } from './address.js';
-export type { AddressWords, Network } from './address.js';

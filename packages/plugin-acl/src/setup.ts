@@ -10,7 +10,7 @@
  * Every `acl` of a server block becomes one rule of a single handler, in file order, as CoreDNS's
  * setup reads all occurrences with one `for c.Next()` loop.
  */
-import { errorAt, parseServerKey } from '@foghorn/core';
+import { errorAt, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { normalizeNetwork, parseNetwork } from './address.js';
 import type { Network } from './address.js';
@@ -43,30 +43,11 @@ export interface AclOptions {
 }
 
 const actions: ReadonlySet<string> = new Set<AclAction>(['allow', 'block', 'filter', 'drop']);
-/** The Corefile's default DNS port; zone arguments may carry a port, which acl ignores. */
-const zonePort = 53;
 
 /** CoreDNS's section keywords are matched without regard to case. */
 function isSection(text: string): boolean {
   const lower = text.toLowerCase();
   return lower === 'type' || lower === 'net';
-}
-
-/**
- * CoreDNS's `OriginsFromArgsOrServerBlock`: zone arguments are normalised (a CIDR becomes its
- * reverse zones, a port is dropped); one that cannot be read is skipped, as CoreDNS skips it.
- */
-function zonesOf(args: readonly string[], blockZones: readonly string[]): string[] {
-  if (args.length === 0) return [...blockZones];
-  const zones: string[] = [];
-  for (const arg of args) {
-    try {
-      for (const key of parseServerKey(arg, zonePort)) zones.push(key.zone);
-    } catch {
-      // CoreDNS ignores zone arguments it cannot normalise ("silently ignores errors").
-    }
-  }
-  return zones;
 }
 
 /** Reads `ACTION [type QTYPE...] [net SOURCE...]` after the action token. */
@@ -122,7 +103,8 @@ function parsePolicy(action: AclAction, args: readonly Token[]): AclPolicy {
 export function parseAcl(c: Controller): AclOptions {
   const rules: AclRule[] = [];
   while (c.next()) {
-    const zones = zonesOf(c.remainingArgs(), c.zones);
+    // CoreDNS skips a zone argument it cannot normalise ("silently ignores errors").
+    const zones = zonesFromArgs(c, c.remainingArgs(), { ignoreInvalid: true });
     const policies: AclPolicy[] = [];
     while (c.nextBlock()) {
       const action = c.val().toLowerCase();

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { networkContains, parseClientAddress, parseNetwork } from '@foghorn/plugin-acl';
-import type { Network } from '@foghorn/plugin-acl';
+import { networkContains, parseClientAddress, parseNetwork } from '../src/address.js';
+import type { Network } from '../src/address.js';
 
 function net(text: string): Network {
   const network = parseNetwork(text);

@@ -8,5 +8,5 @@ import { setup } from './setup.js';
 
 const plugin: PluginDefinition = definePlugin({ name: 'bind', setup });
 export default plugin;
-export { parseBind, resolveBindAddresses, setup } from './setup.js';
+export { parseBind } from './setup.js';
 export type { BindOptions } from './setup.js';

@@ -44,7 +44,7 @@ export function parseBind(c: Controller, interfaces: Interfaces = networkInterfa
 
 /**
  * Turns names into addresses: an interface name becomes all its IPs (IPv6 link-local ones with
- * `%iface`); `except` removes addresses from its own line only (spec 1.7).
+ * `%iface`); `except` removes addresses from its own line only (docs/compatibility.md, "Duplicates and listeners").
  */
 export function resolveBindAddresses(lines: readonly BindOptions[], interfaces: Interfaces = networkInterfaces()): string[] {
   const resolve = (name: string): string[] => {

@@ -1,15 +1,9 @@
 /**
  * What kind of reply a message is, and for how long it may be cached: CoreDNS's
- * `response.Typify` and `dnsutil.MinimalTTL` (spec 3.5, "Miss" and "never cached").
+ * `response.Typify` and `dnsutil.MinimalTTL` (CoreDNS's plugin/cache/cache.go and plugin/pkg/response).
  */
 import type { Answer, Packet } from 'dns-packet';
-import { packetRcode, ResponseType, typeNumber, typify } from '@foghorn/core';
-
-const TYPE_SOA = 6;
-const TYPE_CNAME = 5;
-const TYPE_OPT = 41;
-const TYPE_ANY = 255;
-const RCODE_NOERROR = 0;
+import { packetRcode, Rcode, ResponseType, TYPE_ANY, TYPE_CNAME, TYPE_OPT, TYPE_SOA, typeNumber, typify } from '@foghorn/core';
 
 /** `dnsutil.MinimalDefaultTTL`: the TTL of replies with nothing to take a TTL from. */
 export const minimalDefaultTtlSeconds = 5;
@@ -59,7 +53,7 @@ export function classify(msg: Packet, qname: string, qtype: number, dnssecOk: bo
   const type = typify(msg, Math.floor(nowMs / 1000), dnssecOk);
   const answers = msg.answers ?? [];
   if (answers.length === 0) return type;
-  if (type === ResponseType.NoError && packetRcode(msg) === RCODE_NOERROR && !answersQuestion(answers, qname, qtype)) {
+  if (type === ResponseType.NoError && packetRcode(msg) === Rcode.NOERROR && !answersQuestion(answers, qname, qtype)) {
     return (msg.authorities ?? []).some((rr) => rrType(rr) === TYPE_SOA) ? ResponseType.NoData : ResponseType.OtherError;
   }
   if (type === ResponseType.NameError) return ResponseType.OtherError;

@@ -1,5 +1,5 @@
 /**
- * The cache handler (spec 3.5): answers repeats from stored wire bytes, sends misses down the
+ * The cache handler (CoreDNS's plugin/cache): answers repeats from stored wire bytes, sends misses down the
  * chain through a writer that stores what comes back, and refreshes popular or stale entries in
  * the background, one refresh per entry at a time.
  *
@@ -349,6 +349,11 @@ class CachingWriter implements ResponseWriter {
 
   write(msg: Packet): number {
     return this.handle(msg);
+  }
+
+  /** Passes TCP backpressure through, so a zone transfer below the cache still waits for the client. */
+  drained(): Promise<void> {
+    return (this.mode === Mode.Client && this.inner?.drained?.()) || Promise.resolve();
   }
 
   writeWire(wire: Buffer): number {

@@ -1,11 +1,11 @@
 /**
- * cache: a CoreDNS-compatible response cache (spec 3.5) whose hits are answered from stored wire
+ * cache: a CoreDNS-compatible response cache (CoreDNS's plugin/cache) whose hits are answered from stored wire
  * bytes: one copy, then the ID, the TTL fields and the question's case are patched.
  * @module
  */
 import { definePlugin } from '@foghorn/core';
 import type { PluginDefinition } from '@foghorn/core';
-import { setupCache } from './setup.js';
+import { setupWith } from './setup.js';
 import type { CacheHooks } from './setup.js';
 
 /**
@@ -19,15 +19,12 @@ import type { CacheHooks } from './setup.js';
  * now += 10_000; // ten seconds later, without sleeping
  */
 export function createCachePlugin(hooks: CacheHooks = {}): PluginDefinition {
-  return definePlugin({ name: 'cache', setup: (c) => setupCache(c, hooks) });
+  return definePlugin({ name: 'cache', setup: setupWith(hooks) });
 }
 
 const plugin: PluginDefinition = createCachePlugin();
 export default plugin;
 
-export { Cache } from './handler.js';
-export { parseCache, setupCache, effectiveCapacity } from './setup.js';
+export { parseCache } from './setup.js';
 export type { CacheHooks, CacheOptions, CacheTier, StaleMode } from './setup.js';
-export { createCacheMetrics } from './metrics.js';
-export type { CacheMetrics } from './metrics.js';
-export { classify, minimalTtl, answersQuestion } from './classify.js';
+export type { Cache } from './handler.js';

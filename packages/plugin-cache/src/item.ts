@@ -12,13 +12,20 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import { Flags } from '@foghorn/core';
+import {
+  Flags,
+  HEADER_LENGTH,
+  OFFSET_ANCOUNT,
+  OFFSET_ARCOUNT,
+  OFFSET_FLAGS,
+  OFFSET_NSCOUNT,
+  questionEnd as findQuestionEnd,
+  REPLY_COPIED_FLAGS,
+  ResponseType,
+  skipName,
+  TYPE_OPT,
+} from '@foghorn/core';
 import type { Request } from '@foghorn/core';
-import { ResponseType } from '@foghorn/core';
-
-/** The header bits a hit takes from the query: opcode, RD and CD (CoreDNS's `SetReply`). */
-const fromQuery = 0x7800 | Flags.RD | Flags.CD;
-const TYPE_OPT = 41;
 
 export class Entry {
   /** Hits counted for prefetch, and when the last one was (CoreDNS's `freq.Freq`). */
@@ -68,7 +75,7 @@ export class Entry {
   /**
    * The reply to `req` with every record's TTL set to `ttl`: ID and question case from the
    * query, AA set, AD kept only when the client sent DO or AD, and for an EDNS client an OPT
-   * echoing its UDP size, DO bit and echoable options (what the scrub writer would add, spec 2.5).
+   * echoing its UDP size, DO bit and echoable options (what the scrub writer would add, docs/compatibility.md, "Scrub").
    */
   reply(req: Request, ttl: number): Buffer {
     if (ttl !== this.wireTtl) {
@@ -86,14 +93,14 @@ export class Entry {
     wire.copy(out, 0);
     out[0] = req.id >> 8;
     out[1] = req.id & 0xff;
-    let flags = this.flagsBase | (req.flags & fromQuery);
+    let flags = this.flagsBase | (req.flags & REPLY_COPIED_FLAGS);
     if (this.authenticated && (req.dnssecOk || (req.flags & Flags.AD) !== 0)) flags |= Flags.AD;
     out[2] = flags >> 8;
     out[3] = flags & 0xff;
     // The client's question case (0x20), when its name is laid out like ours (uncompressed).
     const raw = req.raw;
-    const end = 12 + this.nameLength;
-    if (raw.length >= end + 2 && raw[end - 1] === 0 && ((raw[end]! << 8) | raw[end + 1]!) === this.qtype) raw.copy(out, 12, 12, end);
+    const end = HEADER_LENGTH + this.nameLength;
+    if (raw.length >= end + 2 && raw[end - 1] === 0 && ((raw[end]! << 8) | raw[end + 1]!) === this.qtype) raw.copy(out, HEADER_LENGTH, HEADER_LENGTH, end);
     if (optLength > 0) {
       let at = wire.length;
       out[at++] = 0; // root name
@@ -116,19 +123,9 @@ export class Entry {
           at += 4 + option.data.length;
         }
       }
-      out.writeUInt16BE(out.readUInt16BE(10) + 1, 10);
+      out.writeUInt16BE(out.readUInt16BE(OFFSET_ARCOUNT) + 1, OFFSET_ARCOUNT);
     }
     return out;
-  }
-}
-
-/** Offset just past a name at `offset` (uncompressed or ending in a pointer). */
-function skipName(buf: Buffer, offset: number): number {
-  for (;;) {
-    const length = buf[offset]!;
-    if (length === 0) return offset + 1;
-    if ((length & 0xc0) === 0xc0) return offset + 2;
-    offset += 1 + length;
   }
 }
 
@@ -145,7 +142,8 @@ export interface EntryInfo {
 
 /**
  * Encodes `msg` (OPT already removed, TTLs already the stored duration) and records where its
- * TTL fields are. Returns undefined when the message cannot be encoded.
+ * TTL fields are. Returns undefined when the message cannot be encoded or cannot be walked (no
+ * question, a name running off the end): such a reply is not cached.
  */
 export function buildEntry(msg: Packet, info: EntryInfo): Entry | undefined {
   let wire: Buffer;
@@ -154,21 +152,29 @@ export function buildEntry(msg: Packet, info: EntryInfo): Entry | undefined {
   } catch {
     return undefined;
   }
-  const flags = wire.readUInt16BE(2);
-  const flagsBase = Flags.QR | Flags.AA | (flags & Flags.RA) | (flags & 0x0f);
-  const nameEnd = skipName(wire, 12);
-  const records = wire.readUInt16BE(6) + wire.readUInt16BE(8) + wire.readUInt16BE(10);
+  return entryFromWire(wire, info);
+}
+
+/** {@link buildEntry} for bytes already encoded; undefined when they cannot be walked. */
+export function entryFromWire(wire: Buffer, info: EntryInfo): Entry | undefined {
+  const flags = wire.readUInt16BE(OFFSET_FLAGS);
+  const flagsBase = Flags.QR | Flags.AA | (flags & Flags.RA) | (flags & Flags.RCODE);
+  const questionEnd = findQuestionEnd(wire);
+  if (questionEnd < 0) return undefined;
+  const records = wire.readUInt16BE(OFFSET_ANCOUNT) + wire.readUInt16BE(OFFSET_NSCOUNT) + wire.readUInt16BE(OFFSET_ARCOUNT);
   const ttlOffsets = new Uint32Array(records);
-  let offset = nameEnd + 4;
+  let offset = questionEnd;
   for (let i = 0; i < records; i++) {
     const end = skipName(wire, offset);
+    if (end < 0 || end + 10 > wire.length) return undefined;
     ttlOffsets[i] = end + 4;
     offset = end + 10 + wire.readUInt16BE(end + 8);
+    if (offset > wire.length) return undefined;
   }
   return new Entry(
     wire,
     ttlOffsets,
-    nameEnd - 12,
+    questionEnd - 4 - HEADER_LENGTH,
     flagsBase,
     (flags & Flags.AD) !== 0,
     info.qname,

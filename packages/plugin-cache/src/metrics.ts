@@ -1,5 +1,5 @@
 /**
- * The `coredns_cache_*` metrics (spec 3.6), with CoreDNS's names, help texts and labels.
+ * The `coredns_cache_*` metrics (CoreDNS's plugin/cache/metrics.go), with CoreDNS's names, help texts and labels.
  *
  * Why not prom-client's `Counter`: its label children hash the label values again on every
  * `inc()`, and a cache hit touches two counters. Here a child is a plain cell resolved once per

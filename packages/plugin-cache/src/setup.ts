@@ -1,5 +1,5 @@
 /**
- * Parsing `cache` (spec 3.5) and wiring the handler.
+ * Parsing `cache` (CoreDNS's plugin/cache) and wiring the handler.
  *
  * ~~~ txt
  * cache [TTL] [ZONES...] {
@@ -14,7 +14,7 @@
  * }
  * ~~~
  */
-import { normalizeZone, parseDuration, parseServerKey } from '@foghorn/core';
+import { atoi, durationArg, errOnce, normalizeZone, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { Cache } from './handler.js';
 import { createCacheMetrics } from './metrics.js';
@@ -93,35 +93,6 @@ export function effectiveCapacity(capacity: number): number {
   return shards * Math.max(Math.floor(capacity / shards), minShardSize);
 }
 
-/** Go's `strconv.Atoi` error text, which CoreDNS returns as it is. */
-function atoi(c: Controller, text: string): number {
-  if (!/^[+-]?\d+$/.test(text)) throw c.error(`strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
-  const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw c.error(`strconv.Atoi: parsing ${JSON.stringify(text)}: value out of range`);
-  return value;
-}
-
-function duration(c: Controller, text: string): number {
-  try {
-    return parseDuration(text);
-  } catch (error) {
-    throw c.error((error as Error).message);
-  }
-}
-
-/** Normalises zone arguments the way CoreDNS's `plugin.Host(...).NormalizeExact()` does. */
-function zonesFrom(c: Controller, args: readonly string[]): string[] {
-  const zones: string[] = [];
-  for (const arg of args) {
-    try {
-      for (const key of parseServerKey(arg, 53)) zones.push(key.zone);
-    } catch (error) {
-      throw c.error((error as Error).message);
-    }
-  }
-  return zones;
-}
-
 function parseTier(c: Controller, tier: CacheTier): CacheTier {
   const args = c.remainingArgs();
   if (args.length === 0) throw c.argError();
@@ -161,7 +132,7 @@ export function parseCache(c: Controller): CacheOptions {
   let disableDenial: readonly string[] = [];
   let keepTtl = false;
   while (c.next()) {
-    if (seen) throw c.error('this plugin can only be used once per Server Block');
+    if (seen) throw errOnce(c);
     seen = true;
     const args = c.remainingArgs();
     if (args.length > 0 && /^[+-]?\d+$/.test(args[0]!)) {
@@ -172,7 +143,7 @@ export function parseCache(c: Controller): CacheOptions {
       denial = { ...denial, maxTtlSeconds: ttl };
       args.shift();
     }
-    if (args.length > 0) zones = zonesFrom(c, args);
+    zones = zonesFromArgs(c, args);
     let sawPolicy = false;
     let sawStale = false;
     while (c.nextBlock()) {
@@ -188,7 +159,7 @@ export function parseCache(c: Controller): CacheOptions {
           if (a.length === 0 || a.length > 3) throw c.argError();
           prefetchAmount = atoi(c, a[0]!);
           if (prefetchAmount < 0) throw c.error(`prefetch amount should be positive: ${prefetchAmount}`);
-          if (a.length > 1) prefetchDurationMs = duration(c, a[1]!);
+          if (a.length > 1) prefetchDurationMs = durationArg(c, a[1]!);
           if (a.length > 2) {
             const pct = a[2]!;
             const last = pct[pct.length - 1]!;
@@ -209,7 +180,7 @@ export function parseCache(c: Controller): CacheOptions {
           staleResponseTtlSeconds = 0;
           failureRecheckMs = 0;
           if (a.length > 0) {
-            staleUpToMs = duration(c, a[0]!);
+            staleUpToMs = durationArg(c, a[0]!);
             if (staleUpToMs < 0) throw c.error('invalid negative duration for serve_stale');
           }
           if (a.length > 1) {
@@ -220,17 +191,17 @@ export function parseCache(c: Controller): CacheOptions {
           let rest = a.slice(2);
           if (staleMode === 'immediate' && rest.length > 2) throw c.argError();
           if (staleMode === 'verify' && rest.length > 0) {
-            verifyTimeoutMs = duration(c, rest[0]!);
+            verifyTimeoutMs = durationArg(c, rest[0]!);
             if (verifyTimeoutMs < 0) throw c.error(`invalid negative verify timeout for serve_stale: ${rest[0]!}`);
             rest = rest.slice(1);
           }
           if (rest.length > 0) {
-            const ms = duration(c, rest[0]!);
+            const ms = durationArg(c, rest[0]!);
             if (ms < 0 || ms % 1000 !== 0) throw c.error(`serve_stale response TTL must be a whole number of seconds, not negative: ${rest[0]!}`);
             staleResponseTtlSeconds = ms / 1000;
           }
           if (rest.length > 1) {
-            failureRecheckMs = duration(c, rest[1]!);
+            failureRecheckMs = durationArg(c, rest[1]!);
             if (failureRecheckMs < 0) throw c.error(`invalid negative failure recheck for serve_stale: ${rest[1]!}`);
             if (failureRecheckMs > maxFailureRecheckMs) throw c.error(`serve_stale failure recheck over 5 minutes is not permitted: ${rest[1]!}`);
           }
@@ -248,7 +219,7 @@ export function parseCache(c: Controller): CacheOptions {
         case 'servfail': {
           const a = c.remainingArgs();
           if (a.length !== 1) throw c.argError();
-          const ms = duration(c, a[0]!);
+          const ms = durationArg(c, a[0]!);
           if (ms < 0) throw c.error('invalid negative ttl for servfail');
           if (ms > maxServfailMs) throw c.error('caching SERVFAIL responses over 5 minutes is not permitted');
           servfailMs = ms;
@@ -302,8 +273,15 @@ export interface CacheHooks {
   readonly onCreate?: (cache: Cache) => void;
 }
 
-/** Parses the block and adds the handler. */
-export function setupCache(c: Controller, hooks: CacheHooks = {}): void {
+/** The setup of a cache with `hooks`: parses the block and adds the handler. */
+export function setupWith(hooks: CacheHooks = {}): (c: Controller) => void {
+  return (c) => setupBlock(c, hooks);
+}
+
+/** `cache` with the real clock. */
+export const setup: (c: Controller) => void = setupWith();
+
+function setupBlock(c: Controller, hooks: CacheHooks): void {
   const options = parseCache(c);
   const cache = new Cache(options, createCacheMetrics(c.registry), hooks.now ?? Date.now);
   hooks.onCreate?.(cache);

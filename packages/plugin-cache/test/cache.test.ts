@@ -2,46 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { Flags, PluginError, Rcode, replyTo } from '@foghorn/core';
-import type { PluginDefinition, Request, ResponseWriter } from '@foghorn/core';
-import { decodeReply, directivesOf, makeQuery, query, startServer, tcpExchange, testPlugin, udpExchange } from '@foghorn/testkit';
-import type { Reply, TestServer } from '@foghorn/testkit';
+import { Flags, Rcode, replyTo } from '@foghorn/core';
+import { decodeReply, directivesOf, FakeBackend, makeQuery, query, startServer, tcpExchange, udpExchange } from '@foghorn/testkit';
+import type { Answerer, Reply, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import { createCachePlugin } from '@foghorn/plugin-cache';
 import type { Cache } from '@foghorn/plugin-cache';
-
-/** What the test upstream answers for one question: records, rcode and header extras. */
-interface Answerer {
-  (req: Request): Packet | 'down' | Promise<Packet | 'down'>;
-}
-
-/**
- * The upstream the cache sits in front of: a plugin after `cache` that answers from a table,
- * counts what reaches it and can be switched down (SERVFAIL returned without a reply, the way
- * forward fails when no upstream is healthy).
- */
-class Upstream {
-  count = 0;
-  down = false;
-  readonly seen: Request[] = [];
-  readonly table = new Map<string, Answerer>();
-
-  plugin(): PluginDefinition {
-    return testPlugin('upstream', () => ({ name: 'upstream', serveDNS: (req, w) => this.serve(req, w) }));
-  }
-
-  private async serve(req: Request, w: ResponseWriter): Promise<number> {
-    this.count++;
-    this.seen.push(req);
-    if (this.down) throw new PluginError('plugin/upstream: down', { rcode: Rcode.SERVFAIL });
-    const answerer = this.table.get(`${req.qname} ${req.type}`) ?? this.table.get(`* ${req.type}`);
-    if (answerer === undefined) throw new PluginError('plugin/upstream: no answer', { rcode: Rcode.SERVFAIL });
-    const msg = await answerer(req);
-    if (msg === 'down') throw new PluginError('plugin/upstream: down', { rcode: Rcode.SERVFAIL });
-    w.write(msg);
-    return 0;
-  }
-}
 
 const soa = (zone: string, ttl: number, minimum = ttl): Answer => ({
   type: 'SOA',
@@ -66,7 +32,7 @@ function negative(rcode: number, authority: Answer[], answers: Answer[] = []): A
 
 interface Harness {
   readonly server: TestServer;
-  readonly upstream: Upstream;
+  readonly upstream: FakeBackend;
   readonly port: number;
   /** The clock the cache reads, in milliseconds. */
   clock: number;
@@ -76,14 +42,14 @@ interface Harness {
   metric(name: string): Promise<{ labels: Record<string, string | number>; value: number }[]>;
 }
 
-async function harness(t: { after(fn: () => Promise<void>): void }, cacheLine: string, upstream = new Upstream()): Promise<Harness> {
+async function harness(t: { after(fn: () => Promise<void>): void }, cacheLine: string, upstream = new FakeBackend()): Promise<Harness> {
   const h = {
     clock: 1_700_000_000_000,
     caches: [] as Cache[],
   } as Harness;
   const cache = createCachePlugin({ now: () => h.clock, onCreate: (c) => h.caches.push(c) });
   const server = await startServer(`.:0 {\n bind 127.0.0.1\n ${cacheLine}\n upstream\n}\n`, {
-    directives: directivesOf(bind, cache, upstream.plugin()),
+    directives: directivesOf(bind, cache, upstream.plugin('upstream')),
   });
   t.after(async () => {
     await h.idle();

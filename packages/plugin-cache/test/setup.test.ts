@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
-import cache, { effectiveCapacity, parseCache } from '@foghorn/plugin-cache';
+import cache, { parseCache } from '@foghorn/plugin-cache';
+import { effectiveCapacity } from '../src/setup.js';
 import type { CacheOptions } from '@foghorn/plugin-cache';
 
 const defaults: CacheOptions = {

@@ -1,6 +1,6 @@
 /**
  * errors: logs the errors plugins return through the chain, optionally consolidating repeated
- * ones into one summary line per time window (spec 3.2).
+ * ones into one summary line per time window (CoreDNS's plugin/errors).
  *
  * @example
  * // Consolidation windows driven by hand in tests:
@@ -27,7 +27,6 @@ export function createErrorsPlugin(options: ErrorsPluginOptions = {}): PluginDef
 const plugin: PluginDefinition = createErrorsPlugin();
 export default plugin;
 
-export { compilePattern, defaultLevel, MAX_REGEXP_LENGTH, parseErrors } from './setup.js';
+export { parseErrors } from './setup.js';
 export type { ConsolidateRule, ErrorLevel, ErrorsOptions } from './setup.js';
-export { Errors, realTimers } from './handler.js';
 export type { Timers } from './handler.js';

@@ -1,5 +1,5 @@
 /**
- * Parsing `errors` (spec 3.2) and wiring the handler.
+ * Parsing `errors` (CoreDNS's plugin/errors) and wiring the handler.
  *
  * ~~~ txt
  * errors [stdout]
@@ -10,7 +10,7 @@
  * ~~~
  */
 import { Buffer } from 'node:buffer';
-import { parseDuration } from '@foghorn/core';
+import { durationArg, errOnce } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { Errors } from './handler.js';
 import type { Timers } from './handler.js';
@@ -67,7 +67,7 @@ export function parseErrors(c: Controller): ErrorsOptions {
   let stacktrace = false;
   const consolidate: ConsolidateRule[] = [];
   while (c.next()) {
-    if (seen) throw c.error('this plugin can only be used once per Server Block');
+    if (seen) throw errOnce(c);
     seen = true;
     const args = c.remainingArgs();
     if (args.length > 1) throw c.argError();
@@ -94,12 +94,7 @@ function parseConsolidate(c: Controller): ConsolidateRule {
   const args = c.remainingArgs();
   if (args.length < 2 || args.length > 4) throw c.argError();
   const [duration, pattern, ...rest] = args as [string, string, ...string[]];
-  let durationMs: number;
-  try {
-    durationMs = parseDuration(duration);
-  } catch (error) {
-    throw c.error((error as Error).message);
-  }
+  const durationMs = durationArg(c, duration);
   const length = Buffer.byteLength(pattern);
   if (length > MAX_REGEXP_LENGTH) throw c.error(`regex pattern too long: ${length} > ${MAX_REGEXP_LENGTH}`);
   let regexp: RegExp;
@@ -122,6 +117,9 @@ function parseConsolidate(c: Controller): ConsolidateRule {
 }
 
 /** Builds the setup function; tests pass fake timers to move consolidation windows by hand. */
+/** `errors` on real timers. */
+export const setup = (c: Controller): void => setupWith()(c);
+
 export function setupWith(timers?: Timers): (c: Controller) => void {
   return function setup(c: Controller): void {
     const options = parseErrors(c);

@@ -53,15 +53,6 @@ function errorLines(server: TestServer): string[] {
   return server.lines.filter((line) => line.includes('plugin/errors: '));
 }
 
-/** Waits, in short steps, until `predicate` holds (for real consolidation timers). */
-async function until(predicate: () => boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** Failures from below: the reply's rcode and the one errors line each one logs. */
 const logged: { title: string; name: string; type: Parameters<typeof query>[2]; transport?: 'tcp'; rcode: string; line: string }[] = [
   {
@@ -117,31 +108,33 @@ test('errors with nothing after it fails the query with no next plugin found', a
 });
 
 test('matching errors are counted and summarised once per window; others print at once', async (t) => {
-  const server = await start(t, 'errors {\n  consolidate 50ms "i/o timeout$"\n }');
+  const { server, timers } = await startWithManualTimers(t, 'errors {\n  consolidate 50ms "i/o timeout$"\n }');
   const port = server.port();
   for (let i = 0; i < 3; i++) assert.equal(rcodeOf(await query({ port }, 'timeout.example.org.', 'A')), 'SERVFAIL');
   await query({ port }, 'boom.example.org.', 'A');
   assert.deepEqual(errorLines(server), ['[ERROR] plugin/errors: 2 boom.example.org. A: plugin/failer: boom']);
-  await until(() => errorLines(server).length === 2);
+  timers.fireAll();
   assert.equal(errorLines(server)[1], "[ERROR] plugin/errors: 3 errors like 'i/o timeout$' occurred in last 50ms");
   // A new window starts with the next error.
   await query({ port }, 'timeout.example.org.', 'A');
-  await until(() => errorLines(server).length === 3);
+  timers.fireAll();
+  assert.equal(errorLines(server).length, 3);
   assert.equal(errorLines(server)[2], "[ERROR] plugin/errors: 1 errors like 'i/o timeout$' occurred in last 50ms");
 });
 
 test('show_first prints the first error at the pattern level, and a lone error gets no summary', async (t) => {
-  const server = await start(t, 'errors {\n  consolidate 40ms timeout warning show_first\n }');
+  const { server, timers } = await startWithManualTimers(t, 'errors {\n  consolidate 40ms timeout warning show_first\n }');
   const port = server.port();
   await query({ port }, 'timeout.example.org.', 'A');
   assert.deepEqual(errorLines(server), [
     '[WARNING] plugin/errors: 2 timeout.example.org. A: plugin/failer: read udp 127.0.0.1:41209->127.0.0.1:53: i/o timeout',
   ]);
-  await new Promise((resolve) => setTimeout(resolve, 80));
-  assert.equal(errorLines(server).length, 1);
+  timers.fireAll();
+  assert.equal(errorLines(server).length, 1, 'a window with one error ends without a summary');
   await query({ port }, 'timeout.example.org.', 'A');
   await query({ port }, 'timeout.example.org.', 'TXT');
-  await until(() => errorLines(server).length === 3);
+  timers.fireAll();
+  assert.equal(errorLines(server).length, 3);
   assert.equal(errorLines(server)[1]?.startsWith('[WARNING] plugin/errors: 2 timeout.example.org. A: '), true);
   assert.equal(errorLines(server)[2], "[WARNING] plugin/errors: 2 errors like 'timeout' occurred in last 40ms");
 });

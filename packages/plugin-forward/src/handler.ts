@@ -1,5 +1,5 @@
 /**
- * The forward handler (spec 3.7 "Per-query algorithm"). The client's query bytes go upstream as
+ * The forward handler (CoreDNS's plugin/forward). The client's query bytes go upstream as
  * they are, with a fresh random ID; the upstream's reply bytes come back with the client's ID.
  * Nothing is decoded on the way, so a forwarded query costs two ID patches and one OPT patch.
  */
@@ -71,7 +71,7 @@ export class Forward implements Handler {
     if (!this.matches(req.qname)) return nextOrFailure(this.name, this.next, req, w);
     const max = this.options.maxConcurrent;
     if (max > 0 && this.inFlight >= max) {
-      // Refused at once; not a health failure of any upstream (spec 3.7 step 2).
+      // Refused at once; not a health failure of any upstream (CoreDNS's plugin/forward).
       this.metrics.maxConcurrentRejects.inc();
       throw new PluginError(this.limitMessage, { rcode: Rcode.REFUSED });
     }
@@ -88,7 +88,7 @@ export class Forward implements Handler {
     }
   }
 
-  /** The attempt loop of spec 3.7 step 4. */
+  /** The attempt loop of CoreDNS's plugin/forward. */
   private async attempt(req: Request, w: ResponseWriter): Promise<number> {
     const question = req.raw.subarray(12, req.questionEnd);
     const options = this.options;

@@ -1,6 +1,6 @@
 /**
  * forward: proxies queries to upstream resolvers over UDP, TCP, DNS over TLS or DNS over HTTPS,
- * with connection reuse, in-band health checks and CoreDNS's policies (spec 3.7).
+ * with connection reuse, in-band health checks and CoreDNS's policies (CoreDNS's plugin/forward).
  *
  * @example
  * // A forward whose per-query budget a test shortens:
@@ -15,20 +15,13 @@ import { setupWith } from './setup.js';
 
 /** A `forward` plugin; the default export is `createForwardPlugin()`. */
 export function createForwardPlugin(runtime: Partial<ForwardRuntime> = {}): PluginDefinition {
-  return definePlugin({ name: 'forward', setup: setupWith(runtime) });
+  // forward passes on queries of every class, so its listeners must not refuse CH and others.
+  return definePlugin({ name: 'forward', anyClass: true, setup: setupWith(runtime) });
 }
 
 const plugin: PluginDefinition = createForwardPlugin();
 export default plugin;
 
-export { defaultExpireMs, defaultHealthCheckIntervalMs, defaultMaxFails, defaultReadTimeoutMs, MAX_UPSTREAMS, parseForward, setup } from './setup.js';
+export { parseForward } from './setup.js';
 export type { ForwardOptions, Policy, TlsFiles } from './setup.js';
-export { defaultBudgetMs, Forward } from './handler.js';
-export type { ForwardRuntime } from './handler.js';
-export { createForwardMetrics } from './metrics.js';
-export type { ForwardMetrics } from './metrics.js';
-export { Proxy } from './proxy.js';
-export { createPolicy, RandomPolicy, RoundRobinPolicy, SequentialPolicy } from './policy.js';
-export type { Orderer } from './policy.js';
-export { parseUpstream, readResolvConf } from './upstream.js';
-export type { Upstream, UpstreamTransport } from './upstream.js';
+export type { Forward, ForwardRuntime } from './handler.js';

@@ -1,6 +1,6 @@
 /**
  * Every metric forward owns, with current CoreDNS's names, help texts, labels and buckets
- * (plugin/forward/metrics.go and plugin/pkg/proxy/metrics.go, spec 3.6). Since CoreDNS 1.11 the
+ * (plugin/forward/metrics.go and plugin/pkg/proxy/metrics.go). Since CoreDNS 1.11 the
  * per-upstream metrics are `coredns_proxy_*` with `proxy_name="forward"`; the older
  * `coredns_forward_requests_total` and friends no longer exist there, so they are not exported here.
  */

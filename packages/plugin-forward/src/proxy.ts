@@ -2,17 +2,16 @@
  * One upstream: its connection pools, its failure counter and its health check loop (CoreDNS's
  * plugin/pkg/proxy). There is no periodic probing of a healthy upstream: a failed query starts
  * the loop, which probes at once and then every `health_check` interval until a probe gets any
- * reply at all (spec 3.7 "Health checking").
+ * reply at all (CoreDNS's plugin/forward).
  */
 import type tls from 'node:tls';
 import dnsPacket from 'dns-packet';
-import { rcodeToString, wireRcode } from '@foghorn/core';
+import { questionEnd, rcodeToString, wireRcode } from '@foghorn/core';
 import { DohClient } from './doh.js';
 import type { ForwardMetrics } from './metrics.js';
 import { StreamPool, UdpPool } from './transport.js';
 import type { PoolOptions } from './transport.js';
 import type { Upstream } from './upstream.js';
-import { questionEnd } from './wire.js';
 import type { TlsFiles } from './setup.js';
 
 /** The part of the `forward` options a proxy needs. */

@@ -1,5 +1,5 @@
 /**
- * Parsing `forward` (spec 3.7) and wiring its handlers. Several `forward` lines in one block are
+ * Parsing `forward` (CoreDNS's plugin/forward) and wiring its handlers. Several `forward` lines in one block are
  * allowed; they are chained in file order and the last one's next is the block's next plugin.
  *
  * ~~~ txt
@@ -30,7 +30,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { errorAt, normalizeZone, parseDuration, Rcode, reverseZones } from '@foghorn/core';
+import { atoi, durationArg, errorAt, normalizeZone, Rcode, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { Forward, resolveRuntime } from './handler.js';
 import type { ForwardRuntime } from './handler.js';
@@ -128,20 +128,13 @@ function arg(c: Controller): string {
 
 function duration(c: Controller, name: string): number {
   const text = arg(c);
-  let ms: number;
-  try {
-    ms = parseDuration(text);
-  } catch (error) {
-    throw c.error((error as Error).message);
-  }
+  const ms = durationArg(c, text);
   if (ms < 0) throw c.error(`${name} can't be negative: ${text}`);
   return ms;
 }
 
 function integer(c: Controller, name: string): number {
-  const text = arg(c);
-  if (!/^[+-]?\d+$/.test(text)) throw c.error(`strconv.Atoi: parsing "${text}": invalid syntax`);
-  const n = Number(text);
+  const n = atoi(c, arg(c));
   if (n < 0) throw c.error(`${name} can't be negative: ${n}`);
   return n;
 }
@@ -210,17 +203,10 @@ function parseHealthCheck(c: Controller): { intervalMs: number; recursionDesired
 
 function parseFrom(c: Controller): string {
   const text = c.val();
-  try {
-    const reverse = reverseZones(text);
-    if (reverse !== undefined) {
-      // CoreDNS uses only the first reverse zone of a CIDR that expands to several.
-      if (reverse.length > 1) c.log.warning(`Unsupported CIDR notation: '${text}' expands to multiple zones. Using only '${reverse[0]}'.`);
-      return reverse[0] ?? '.';
-    }
-  } catch (error) {
-    throw c.error((error as Error).message);
-  }
-  return normalizeZone(text);
+  const zones = zonesFromArgs(c, [text]);
+  // CoreDNS uses only the first reverse zone of a CIDR that expands to several.
+  if (zones.length > 1) c.log.warning(`Unsupported CIDR notation: '${text}' expands to multiple zones. Using only '${zones[0]}'.`);
+  return zones[0] ?? '.';
 }
 
 function parseUpstreams(c: Controller, tokens: readonly Token[]): Upstream[] {
@@ -311,7 +297,8 @@ function parseStanza(c: Controller): ForwardOptions {
       case 'except': {
         const names = c.remainingArgs();
         if (names.length === 0) throw c.argError();
-        options.except.push(...names.map(normalizeZone));
+        // CoreDNS's `NormalizeExact`: a CIDR expands, a name that cannot be read is skipped.
+        options.except.push(...zonesFromArgs(c, names, { ignoreInvalid: true }));
         break;
       }
       case 'expire':
@@ -372,7 +359,7 @@ function parseStanza(c: Controller): ForwardOptions {
     const clash = upstreams.find((u) => u.serverName !== undefined);
     if (clash) throw c.error(`tls_servername conflicts with the server name of upstream 'tls://${clash.host}%${clash.serverName}'`);
   }
-  // The default cap is two tries per upstream (spec 3.7).
+  // The default cap is two tries per upstream (CoreDNS's plugin/forward).
   if (options.maxConnectAttempts < 0) options.maxConnectAttempts = 2 * upstreams.length;
   return options;
 }

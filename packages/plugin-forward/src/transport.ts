@@ -1,6 +1,6 @@
 /**
  * Connections to one upstream: connected UDP sockets, and pooled TCP or TLS connections
- * (spec 3.7 "Connection reuse"). A reply is taken only when its ID and question match a query
+ * (CoreDNS's plugin/forward). A reply is taken only when its ID and question match a query
  * in flight on that connection; anything else (a stray, late or spoofed datagram) is dropped and
  * the query keeps waiting until its read timeout.
  *
@@ -280,7 +280,7 @@ class StreamConn {
       const msg = Buffer.from(data.subarray(2, length + 2));
       data = data.subarray(length + 2);
       const waiter = this.waiter;
-      // A frame for another ID or question is a stray; keep reading (spec 3.7).
+      // A frame for another ID or question is a stray; keep reading (CoreDNS's plugin/forward).
       if (waiter === undefined || readId(msg) !== waiter.id || !answersQuestion(msg, waiter.question)) continue;
       this.waiter = undefined;
       clearTimeout(waiter.timer);

@@ -1,5 +1,5 @@
 /**
- * The TO arguments of `forward` (spec 3.7): `IP[:PORT]`, `[v6]:PORT`, `dns://…`, `tls://…`
+ * The TO arguments of `forward` (CoreDNS's plugin/forward): `IP[:PORT]`, `[v6]:PORT`, `dns://…`, `tls://…`
  * (optionally `tls://IP%SERVERNAME[:PORT]`), `https://…`, or a resolv.conf-style file whose
  * `nameserver` lines are used. Parsing only reads files; it never resolves or connects.
  */

@@ -2,30 +2,7 @@
  * Work on wire bytes, so a forwarded query is never decoded and re-encoded: the client's bytes
  * go upstream with a new ID, the upstream's bytes come back with the client's ID.
  */
-import { wireRcode } from '@foghorn/core';
-
-const HEADER_LENGTH = 12;
-const TYPE_OPT = 41;
-const QR = 0x80;
-
-/** Offset just past the name starting at `offset`, or -1 when it runs off the end. */
-function skipName(wire: Uint8Array, offset: number): number {
-  let o = offset;
-  while (o < wire.length) {
-    const length = wire[o] ?? 0;
-    if (length === 0) return o + 1;
-    // A compression pointer ends the name (RFC 1035 §4.1.4).
-    if ((length & 0xc0) === 0xc0) return o + 2 <= wire.length ? o + 2 : -1;
-    o += length + 1;
-  }
-  return -1;
-}
-
-/** Offset just past the first question (name, type, class), or -1 for a malformed message. */
-export function questionEnd(wire: Uint8Array): number {
-  const end = skipName(wire, HEADER_LENGTH);
-  return end < 0 || end + 4 > wire.length ? -1 : end + 4;
-}
+import { Flags, HEADER_LENGTH, OFFSET_FLAGS, OFFSET_QDCOUNT, skipName, TYPE_OPT, wireRcode } from '@foghorn/core';
 
 /** ASCII lower-casing of one byte, for case-insensitive name comparison (RFC 4343). */
 function lower(byte: number): number {
@@ -40,7 +17,7 @@ function lower(byte: number): number {
  */
 export function answersQuestion(reply: Uint8Array, question: Uint8Array): boolean {
   if (reply.length < HEADER_LENGTH) return false;
-  const qdcount = ((reply[4] ?? 0) << 8) | (reply[5] ?? 0);
+  const qdcount = ((reply[OFFSET_QDCOUNT] ?? 0) << 8) | (reply[OFFSET_QDCOUNT + 1] ?? 0);
   if (qdcount === 0) return true;
   if (qdcount !== 1 || reply.length < HEADER_LENGTH + question.length) return false;
   for (let i = 0; i < question.length; i++) {
@@ -51,8 +28,9 @@ export function answersQuestion(reply: Uint8Array, question: Uint8Array): boolea
 
 /** CoreDNS's `state.Match`: a response (QR) carrying exactly the one question. */
 export function isMatchingResponse(reply: Uint8Array): boolean {
-  const qdcount = ((reply[4] ?? 0) << 8) | (reply[5] ?? 0);
-  return ((reply[2] ?? 0) & QR) !== 0 && qdcount === 1;
+  const qdcount = ((reply[OFFSET_QDCOUNT] ?? 0) << 8) | (reply[OFFSET_QDCOUNT + 1] ?? 0);
+  const flags = ((reply[OFFSET_FLAGS] ?? 0) << 8) | (reply[OFFSET_FLAGS + 1] ?? 0);
+  return (flags & Flags.QR) !== 0 && qdcount === 1;
 }
 
 /** The message ID. */
@@ -71,7 +49,7 @@ export function withId(wire: Uint8Array, id: number): Buffer {
 
 /** Whether the TC bit is set. */
 export function isTruncated(wire: Uint8Array): boolean {
-  return ((wire[2] ?? 0) & 0x02) !== 0;
+  return ((wire[OFFSET_FLAGS] ?? 0) & (Flags.TC >> 8)) !== 0;
 }
 
 /** Whether the reply is NOERROR with an empty answer section (for `next_on_nodata`). */
@@ -80,7 +58,7 @@ export function isNoData(wire: Uint8Array): boolean {
 }
 
 /**
- * The scrub CoreDNS applies to a reply with OPT when the client sent OPT (spec 2.5 SizeAndDo),
+ * The scrub CoreDNS applies to a reply with OPT when the client sent OPT (docs/compatibility.md, "Scrub": request.go's SizeAndDo),
  * done in place on the upstream's bytes: UDP size = the client's advertised size, version 0, the
  * client's DO bit added, the other flag bits below DO cleared. The extended-rcode byte is kept,
  * because miekg/dns packs the message's full rcode back into it. Returns false when the message

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer } from 'dns-packet';
-import { decodeReply, makeQuery, query, tcpExchange, udpExchange } from '@foghorn/testkit';
-import { answering, delay, metric, reply, serve, upstreamFor } from './fake-upstream.js';
-import type { Decoded } from './fake-upstream.js';
+import { answering, decodeReply, delay, makeQuery, metric, query, reply, tcpExchange, udpExchange, upstreamFor } from '@foghorn/testkit';
+import type { Decoded } from '@foghorn/testkit';
+import { serve } from './serve.js';
 
 test('forward answers from the upstream over UDP and TCP, with the client ID back and a fresh ID upstream', async (t) => {
   const upstream = await upstreamFor(t);

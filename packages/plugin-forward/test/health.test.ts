@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
-import { query } from '@foghorn/testkit';
-import { answering, delay, eventually, metric, reply, serve, silent, upstreamFor } from './fake-upstream.js';
-import type { Behaviour, Decoded } from './fake-upstream.js';
+import { answering, delay, eventually, metric, query, reply, silent, upstreamFor } from '@foghorn/testkit';
+import type { Behaviour, Decoded } from '@foghorn/testkit';
+import { serve } from './serve.js';
 import type { Forward } from '@foghorn/plugin-forward';
 
 /** Fast health probes: 10 ms probe timeouts (reads stay generous so a loaded machine does not fail them). */

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { query } from '@foghorn/testkit';
-import { RandomPolicy, RoundRobinPolicy, SequentialPolicy } from '@foghorn/plugin-forward';
-import { serve, upstreamFor } from './fake-upstream.js';
-import type { FakeUpstream } from './fake-upstream.js';
+import { query, upstreamFor } from '@foghorn/testkit';
+import type { FakeUpstream } from '@foghorn/testkit';
+import { serve } from './serve.js';
+import { RandomPolicy, RoundRobinPolicy, SequentialPolicy } from '../src/policy.js';
 
 /** mulberry32: a seeded generator, so the random policy's test is deterministic. */
 function seeded(seed: number): () => number {

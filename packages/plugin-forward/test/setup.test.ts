@@ -7,7 +7,8 @@ import { validateCorefile } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { parseDirective, setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
-import forward, { parseForward, readResolvConf } from '@foghorn/plugin-forward';
+import forward, { parseForward } from '@foghorn/plugin-forward';
+import { readResolvConf } from '../src/upstream.js';
 import type { ForwardOptions } from '@foghorn/plugin-forward';
 
 /** The options of the block's first `forward` line. */

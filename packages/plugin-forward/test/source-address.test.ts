@@ -4,8 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { query, rcodeOf } from '@foghorn/testkit';
-import { serve, upstreamFor } from './fake-upstream.js';
+import { query, rcodeOf, upstreamFor } from '@foghorn/testkit';
+import { serve } from './serve.js';
 
 test('a source_address that cannot be bound gives SERVFAIL and the server keeps answering', async (t) => {
   const upstream = await upstreamFor(t);

@@ -9,9 +9,9 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import { query } from '@foghorn/testkit';
-import { answering, metric, serve, upstreamFor } from './fake-upstream.js';
-import type { Decoded } from './fake-upstream.js';
+import { answering, hasTool, metric, missingFixture, query, upstreamFor } from '@foghorn/testkit';
+import type { Decoded } from '@foghorn/testkit';
+import { serve } from './serve.js';
 
 /** A throw-away CA and a server certificate for `dns.test` and 127.0.0.1, made with the openssl CLI. */
 interface TestPki {
@@ -19,15 +19,6 @@ interface TestPki {
   readonly caFile: string;
   readonly key: Buffer;
   readonly cert: Buffer;
-}
-
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function makePki(): TestPki {
@@ -43,8 +34,9 @@ function makePki(): TestPki {
   return { dir, caFile: join(dir, 'ca.pem'), key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) };
 }
 
-const available = hasOpenssl();
-const pki = available ? makePki() : undefined;
+// The openssl CLI makes the PKI (`apt-get install openssl` on Debian); CI must have it.
+const skip = missingFixture(hasTool('openssl'), 'the openssl CLI');
+const pki = skip === false ? makePki() : undefined;
 test.after(() => {
   if (pki) rmSync(pki.dir, { recursive: true, force: true });
 });
@@ -54,7 +46,7 @@ async function tlsUpstream(t: TestContext) {
   return upstreamFor(t, undefined, { key, cert });
 }
 
-test('forward talks DNS over TLS to an upstream whose certificate the tls CA verifies', { skip: !available && 'openssl CLI not found' }, async (t) => {
+test('forward talks DNS over TLS to an upstream whose certificate the tls CA verifies', { skip }, async (t) => {
   const upstream = await tlsUpstream(t);
   const server = await serve(t, `forward . tls://${upstream.address} {\n tls ${(pki as TestPki).caFile}\n tls_servername dns.test\n }`);
   for (const transport of ['udp', 'tcp', 'udp'] as const) {
@@ -68,7 +60,7 @@ test('forward talks DNS over TLS to an upstream whose certificate the tls CA ver
   assert.equal(await metric(server, 'coredns_proxy_conn_cache_hits_total', { proto: 'tcp-tls' }), 2);
 });
 
-test('a TLS upstream is checked against its IP when no server name is given, and per upstream with IP%NAME', { skip: !available && 'openssl CLI not found' }, async (t) => {
+test('a TLS upstream is checked against its IP when no server name is given, and per upstream with IP%NAME', { skip }, async (t) => {
   const upstream = await tlsUpstream(t);
   const byIp = await serve(t, `forward . tls://${upstream.address} {\n tls ${(pki as TestPki).caFile}\n }`);
   assert.equal((await query({ port: byIp.port() }, 'example.org', 'A')).rcode, 'NOERROR');
@@ -76,14 +68,14 @@ test('a TLS upstream is checked against its IP when no server name is given, and
   assert.equal((await query({ port: byName.port() }, 'example.org', 'A')).rcode, 'NOERROR');
 });
 
-test('a TLS upstream with a certificate for another name is never used', { skip: !available && 'openssl CLI not found' }, async (t) => {
+test('a TLS upstream with a certificate for another name is never used', { skip }, async (t) => {
   const upstream = await tlsUpstream(t);
   const server = await serve(t, `forward . tls://${upstream.address} {\n tls ${(pki as TestPki).caFile}\n tls_servername other.test\n max_fails 0\n }`, { budgetMs: 500 });
   assert.equal((await query({ port: server.port() }, 'example.org', 'A')).rcode, 'SERVFAIL');
   assert.equal(upstream.lookups.length, 0);
 });
 
-test('a TLS upstream signed by an unknown CA is refused', { skip: !available && 'openssl CLI not found' }, async (t) => {
+test('a TLS upstream signed by an unknown CA is refused', { skip }, async (t) => {
   const upstream = await tlsUpstream(t);
   // No `tls CA`: the system roots do not know the test CA.
   const server = await serve(t, `forward . tls://${upstream.address} {\n tls_servername dns.test\n max_fails 0\n }`, { budgetMs: 500 });
@@ -91,7 +83,7 @@ test('a TLS upstream signed by an unknown CA is refused', { skip: !available && 
   assert.equal(upstream.lookups.length, 0);
 });
 
-test('forward queries an https:// upstream with DNS over HTTPS, ID 0, POST by default and GET with doh_method', { skip: !available && 'openssl CLI not found' }, async (t) => {
+test('forward queries an https:// upstream with DNS over HTTPS, ID 0, POST by default and GET with doh_method', { skip }, async (t) => {
   const { key, cert } = pki as TestPki;
   const seen: { method: string; id: number; path: string }[] = [];
   const doh = https.createServer({ key, cert }, (req, res) => {

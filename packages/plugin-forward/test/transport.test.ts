@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
-import { directivesOf, makeQuery, query, startServer, tcpExchange } from '@foghorn/testkit';
+import { answering, delay, directivesOf, eventually, makeQuery, metric, query, reply, startServer, startUpstream, tcpExchange, upstreamFor } from '@foghorn/testkit';
+import type { Behaviour } from '@foghorn/testkit';
+import { serve } from './serve.js';
 import bind from '@foghorn/plugin-bind';
 import { createForwardPlugin } from '@foghorn/plugin-forward';
 import type { Forward } from '@foghorn/plugin-forward';
-import { answering, delay, eventually, metric, reply, serve, startUpstream, upstreamFor } from './fake-upstream.js';
-import type { Behaviour } from './fake-upstream.js';
 
 /** Truncates over UDP (TC, no answers); answers fully over TCP. */
 const truncatingOverUdp: Behaviour = (q, transport, raw) => (transport === 'udp' ? [reply(q, { tc: true })] : answering(q, transport, raw));
@@ -106,7 +106,8 @@ test('expire closes idle upstream connections, and the next query opens new ones
   const server = await serve(t, `forward . ${upstream.address} {\n force_tcp\n expire 30ms\n }`);
   await query({ port: server.port() }, 'example.org', 'A');
   await eventually(() => upstream.connections === 1);
-  await delay(80);
+  // The idle connection is closed by forward once it expires: the upstream sees it go.
+  await eventually(() => upstream.open === 0);
   await query({ port: server.port() }, 'example.org', 'A');
   assert.equal(upstream.connections, 2);
   assert.equal(await metric(server, 'coredns_proxy_conn_cache_misses_total', { proto: 'tcp' }), 2);

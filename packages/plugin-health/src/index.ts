@@ -9,11 +9,5 @@ import { setup } from './setup.js';
 
 const plugin: PluginDefinition = definePlugin({ name: 'health', setup });
 export default plugin;
-export { defaultHealthAddress, defaultLameduckMs, healthListeners, parseHealth, setup } from './setup.js';
+export { healthListeners, parseHealth } from './setup.js';
 export type { HealthListener, HealthOptions } from './setup.js';
-export { defaultProbeIntervalMs, HealthEndpoint } from './endpoint.js';
-export type { HealthEndpointOptions } from './endpoint.js';
-export { createHealthMetrics } from './metrics.js';
-export type { HealthMetrics } from './metrics.js';
-export { splitHostPort } from '@foghorn/core';
-export type { HostPort } from '@foghorn/core';

@@ -1,5 +1,5 @@
 /**
- * The health plugin's metrics (spec 3.6). They have no `server` label: a slow self-probe is a
+ * The health plugin's metrics (CoreDNS's plugin/health/metrics.go). They have no `server` label: a slow self-probe is a
  * symptom of the whole process, not of one server block.
  */
 import { counter, histogram, slimTimeBuckets } from '@foghorn/core';

@@ -1,6 +1,6 @@
 /**
  * health: parsing `health [ADDRESS] [{ lameduck DURATION }]` and wiring the endpoint into the
- * lifecycle (spec 2.8, 3.3). It adds no handler: health is not on the query path.
+ * lifecycle (docs/compatibility.md, "Lifecycle"; CoreDNS's plugin/health). It adds no handler: health is not on the query path.
  */
 import { formatDuration, HttpEndpoints, parseDuration, parseHttpAddress } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
@@ -46,7 +46,7 @@ export function parseHealth(c: Controller): HealthOptions {
 
 /**
  * Process-wide state (kept across reloads in `c.shared`): one listener per distinct address,
- * as the spec asks instead of CoreDNS's SO_REUSEPORT double bind, and how many blocks of the
+ * by design instead of CoreDNS's SO_REUSEPORT double bind, and how many blocks of the
  * old configuration a reload has suspended.
  */
 class HealthState {

@@ -6,7 +6,9 @@ import type { Controller } from '@foghorn/core';
 import { directivesOf, freeTcpPort, holdTcpPort, httpGet, query, startServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
-import health, { createHealthMetrics, HealthEndpoint, healthListeners } from '../src/index.js';
+import health, { healthListeners } from '../src/index.js';
+import { HealthEndpoint } from '../src/endpoint.js';
+import { createHealthMetrics } from '../src/metrics.js';
 
 /** A do-nothing directive that keeps its controller, so tests can read process-wide state. */
 function spyPlugin(): { plugin: ReturnType<typeof definePlugin>; controller: () => Controller } {

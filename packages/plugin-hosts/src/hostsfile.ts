@@ -35,7 +35,7 @@ export interface ParseOptions {
 }
 
 /** Parses a hosts text. Names outside `origins` are dropped; bad lines are skipped, never fatal. */
-export function parseHosts(text: string, options: ParseOptions): HostsMap {
+export function parseHostsFile(text: string, options: ParseOptions): HostsMap {
   const map = new HostsMap();
   for (let line of text.split('\n')) {
     const hash = line.indexOf('#');

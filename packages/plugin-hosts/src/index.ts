@@ -9,11 +9,11 @@ import { setup } from './setup.js';
 
 const plugin: PluginDefinition = definePlugin({ name: 'hosts', setup });
 export default plugin;
-export { defaultPath, defaultReloadMs, defaultTtl, HostsFileReader, parseHostsOptions, setup } from './setup.js';
+export { defaultPath, defaultReloadMs, defaultTtl, HostsFileReader, parseHosts, setup } from './setup.js';
 export type { HostsOptions } from './setup.js';
 export { Hosts, HostsData } from './handler.js';
 export type { HandlerOptions } from './handler.js';
-export { addressFromReverse, HostsMap, lookup, parseHosts, wildcardOf } from './hostsfile.js';
+export { addressFromReverse, HostsMap, lookup, parseHostsFile, wildcardOf } from './hostsfile.js';
 export type { ParseOptions } from './hostsfile.js';
 export { createHostsMetrics } from './metrics.js';
 export type { HostsMetrics } from './metrics.js';

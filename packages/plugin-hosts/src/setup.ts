@@ -8,7 +8,7 @@ import { open } from 'node:fs/promises';
 import { normalizeZone, parseDuration, reverseZones } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
 import { Hosts, HostsData } from './handler.js';
-import { parseHosts } from './hostsfile.js';
+import { parseHostsFile } from './hostsfile.js';
 import type { ParseOptions } from './hostsfile.js';
 import { createHostsMetrics } from './metrics.js';
 import type { HostsMetrics } from './metrics.js';
@@ -42,7 +42,7 @@ function zonesOf(arg: string): string[] {
 }
 
 /** Parses the block's `hosts` (once per block). Stats FILE, as CoreDNS does, to warn early. */
-export function parseHostsOptions(c: Controller): HostsOptions {
+export function parseHosts(c: Controller): HostsOptions {
   let path = defaultPath;
   let origins: readonly string[] = c.zones;
   let ttl = defaultTtl;
@@ -164,7 +164,7 @@ export class HostsFileReader {
     } catch {
       return;
     }
-    const map = parseHosts(text, this.parse);
+    const map = parseHostsFile(text, this.parse);
     this.log.debug(`Parsed hosts file into ${map.size} entries`);
     this.data.file = map;
     this.mtimeNs = mtimeNs;
@@ -189,9 +189,9 @@ export class HostsFileReader {
 
 /** Parses `hosts`, adds the handler, reads the file at startup and watches it. */
 export function setup(c: Controller): void {
-  const options = parseHostsOptions(c);
+  const options = parseHosts(c);
   const parse: ParseOptions = { origins: options.origins, autoReverse: options.autoReverse };
-  const data = new HostsData(parseHosts(options.inline.join('\n'), parse));
+  const data = new HostsData(parseHostsFile(options.inline.join('\n'), parse));
   const reader = new HostsFileReader(options.path, data, parse, createHostsMetrics(c.registry), c.log);
   let stop: (() => void) | undefined;
   c.onStartup(async () => {

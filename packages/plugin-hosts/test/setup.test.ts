@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { validateCorefile } from '@foghorn/core';
 import { captureLog, directivesOf, setupTable } from '@foghorn/testkit';
-import hosts, { parseHostsOptions } from '@foghorn/plugin-hosts';
+import hosts, { parseHosts } from '@foghorn/plugin-hosts';
 import type { HostsOptions } from '@foghorn/plugin-hosts';
 
 const dir = mkdtempSync(join(tmpdir(), 'foghorn-hosts-setup-'));
@@ -13,7 +13,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 // CoreDNS plugin/hosts/setup_test.go: TestHostsParse, TestHostsInlineParse,
 // TestHostsParseFallthroughUnsupported, and the option errors of setup.go.
-setupTable<HostsOptions>('hosts', parseHostsOptions, {
+setupTable<HostsOptions>('hosts', parseHosts, {
   plugin: hosts,
   key: '.',
   partial: true,

@@ -1,6 +1,6 @@
 /**
- * Address rules: which endpoint addresses may be served (spec 2.6), the host name an endpoint
- * without one gets (Profile B: the dashed address), and the reverse (PTR) name of an address.
+ * Address rules: which endpoint addresses may be served (docs/compatibility.md, "Inputs"), the host name an endpoint
+ * without one gets (the dashed address, Lighthouse #1728), and the reverse (PTR) name of an address.
  */
 import { isIP } from 'node:net';
 
@@ -67,7 +67,7 @@ export function ipv6Bytes(text: string): Uint8Array | undefined {
 }
 
 /**
- * Spec 2.6 (Profile B): only routable unicast addresses are served. Unspecified, loopback,
+ * docs/compatibility.md, "Inputs": only routable unicast addresses are served. Unspecified, loopback,
  * link-local, multicast and the IPv4 broadcast address are dropped.
  */
 export function isPermittedAddress(text: string): boolean {
@@ -95,7 +95,7 @@ export function isPermittedAddress(text: string): boolean {
 }
 
 /**
- * Profile B host name for an endpoint without `hostname`: the address with `.` or `:` replaced
+ * Lighthouse's host name for an endpoint without `hostname`: the address with `.` or `:` replaced
  * by `-` (`10.1.2.3` → `10-1-2-3`, `fc00:2001::6757` → `fc00-2001--6757`).
  */
 export function dashedHostname(ip: string): string {

@@ -4,11 +4,12 @@
  * SOA on negative answers, an OPT echo). No per-query list scans and no dns-packet encoding.
  */
 import dnsPacket from 'dns-packet';
-import { Flags, isSubdomain, matchZone, nextOrFailure, Rcode } from '@foghorn/core';
+import { EDNS_FLAG_DO, Flags, isSubdomain, matchZone, nextOrFailure, Rcode, REPLY_COPIED_FLAGS, TYPE_A, TYPE_AAAA, TYPE_ANY, TYPE_OPT, TYPE_PTR, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
-import { notImplemented, notZone, Outcome } from './answers.js';
-import type { Answer, AnswerTable, ZoneInfo } from './answers.js';
-import { TYPE_A, TYPE_AAAA, TYPE_PTR, TYPE_SRV, TYPE_TXT } from './wire.js';
+import { notImplemented, notZone } from './answer.js';
+import type { Answer, ZoneInfo } from './answer.js';
+import type { AnswerTable } from './answers.js';
+import { Outcome } from './counters.js';
 
 /** What the handler needs from the running plugin; swapped in at startup. */
 export interface HandlerState {
@@ -50,7 +51,7 @@ export class Lighthouse implements Handler {
       const zone = table.matchZone(qname);
       answer = zone === undefined ? notZone : this.lookup(table, req, qname, zone);
     }
-    // NODATA never falls through (spec 1.4); NXDOMAIN, NOTIMP and NOTZONE may.
+    // NODATA never falls through (docs/compatibility.md, "Answers"); NXDOMAIN, NOTIMP and NOTZONE may.
     if (answer.rcode !== Rcode.NOERROR && this.fallsThrough(qname)) {
       this.outcomes[Outcome.fallthrough]!++;
       return nextOrFailure(this.name, this.next, req, w);
@@ -71,7 +72,7 @@ export class Lighthouse implements Handler {
           answer = table.lookup(qname, req.qtype, zone);
           break;
         case TYPE_SRV:
-          // Spec 3.2: `_http._tcp` and `http.tcp` are the same query; the table holds the bare form.
+          // docs/compatibility.md, "Names": `_http._tcp` and `http.tcp` are the same query; the table holds the bare form.
           answer = table.lookup(qname.includes('_') ? stripUnderscores(qname) : qname, TYPE_SRV, zone);
           break;
         case TYPE_PTR:
@@ -79,6 +80,9 @@ export class Lighthouse implements Handler {
           break;
         case TYPE_TXT:
           answer = table.lookupTxt(qname, zone);
+          break;
+        case TYPE_ANY:
+          answer = table.lookupAny(qname, zone);
           break;
         default:
           answer = notImplemented;
@@ -94,14 +98,14 @@ export class Lighthouse implements Handler {
 }
 
 /**
- * `_http._tcp.svc...` → `http.tcp.svc...` (spec 3.2): a leading `_` is stripped from the first
+ * `_http._tcp.svc...` → `http.tcp.svc...` (docs/compatibility.md, "Names"): a leading `_` is stripped from the first
  * two labels only, where the port and protocol sit; other labels keep theirs.
  */
 function stripUnderscores(qname: string): string {
   return qname.replace(/^_?([^.]*)\._?/, '$1.');
 }
 
-/** OPT with the client's UDP size and DO bit, version 0, no options (spec 2.5). */
+/** OPT with the client's UDP size and DO bit, version 0, no options (docs/compatibility.md, "Scrub"). */
 const OPT_LENGTH = 11;
 
 /**
@@ -124,7 +128,7 @@ export function writeAnswer(req: Request, w: ResponseWriter, answer: Answer): nu
   const size = questionEnd + body.length + (soa === null ? 0 : soa.length + 2) + (hasOpt ? OPT_LENGTH : 0);
   const out = Buffer.allocUnsafe(size);
   out.writeUInt16BE(req.id, 0);
-  out.writeUInt16BE(Flags.QR | Flags.AA | (req.flags & (0x7800 | Flags.RD | Flags.CD)) | answer.rcode, 2);
+  out.writeUInt16BE(Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS) | answer.rcode, 2);
   out.writeUInt16BE(1, 4);
   out.writeUInt16BE(answer.ancount, 6);
   out.writeUInt16BE(soa === null ? 0 : 1, 8);
@@ -145,9 +149,9 @@ export function writeAnswer(req: Request, w: ResponseWriter, answer: Answer): nu
   }
   if (hasOpt) {
     out[offset] = 0;
-    out.writeUInt16BE(41, offset + 1);
+    out.writeUInt16BE(TYPE_OPT, offset + 1);
     out.writeUInt16BE(req.udpSize, offset + 3);
-    out.writeUInt32BE(req.dnssecOk ? 0x8000 : 0, offset + 5);
+    out.writeUInt32BE(req.dnssecOk ? EDNS_FLAG_DO : 0, offset + 5);
     out.writeUInt16BE(0, offset + 9);
   }
   if (echoOptions) return w.write(dnsPacket.decode(out));

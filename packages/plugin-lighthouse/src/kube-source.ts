@@ -16,15 +16,15 @@ import type { ResourceName, ServiceStore } from './store.js';
 export type WatchOptions = Omit<StartWatchOptions, 'logger' | 'log' | 'env'>;
 
 /**
- * The resources of spec 2.1 (the on-demand lists and the ConfigMap are not used): what the pod's
+ * The resources of docs/compatibility.md, "Inputs" (the on-demand lists and the ConfigMap are not used): what the pod's
  * RBAC must allow to list and watch (examples/kubernetes is checked against this list).
  */
 export const watchedResourceSpecs: readonly (readonly [ResourceName, ResourceSpec])[] = [
-  // Both API versions may be served; a missing one is not an error (spec 2.1, mcs-api v1beta1).
+  // Both API versions may be served; a missing one is not an error (docs/compatibility.md, "Inputs", mcs-api v1beta1).
   ['serviceimports', { group: 'multicluster.x-k8s.io', version: 'v1alpha1', plural: 'serviceimports', optional: true }],
   ['serviceimports', { group: 'multicluster.x-k8s.io', version: 'v1beta1', plural: 'serviceimports', optional: true }],
   ['endpointslices', { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', labelSelector: managedBySelector }],
-  // Without Submariner (or its Gateway type) every cluster counts as connected (spec 4.4).
+  // Without Submariner (or its Gateway type) every cluster counts as connected (docs/compatibility.md, "Cluster selection").
   ['submariners', { group: 'submariner.io', version: 'v1alpha1', plural: 'submariners', optional: true }],
   ['gateways', { group: 'submariner.io', version: 'v1', plural: 'gateways', optional: true }],
 ];

@@ -5,8 +5,8 @@
  */
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
-import { outcomeNames } from './answers.js';
-import type { ServedCell } from './answers.js';
+import { outcomeNames } from './counters.js';
+import type { ServedCell } from './counters.js';
 import type { SourceRegistry } from './source.js';
 import type { ResourceName } from './store.js';
 

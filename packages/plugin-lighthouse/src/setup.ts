@@ -1,11 +1,11 @@
 /**
- * lighthouse: parsing `lighthouse [ZONES...] { ... }` (spec 1.4 plus the connection and source
+ * lighthouse: parsing `lighthouse [ZONES...] { ... }` (docs/compatibility.md, "Options" plus the connection and source
  * options) and wiring the handler, the shared source and the answer table. Setup starts nothing:
  * the source is acquired in `onStartup`, so `foghorn -validate` never touches a cluster or disk.
  */
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { normalizeZone, reverseZones } from '@foghorn/core';
+import { errOnce, integerInRange, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
 import type { KubeConnection } from '@foghorn/kube';
@@ -57,21 +57,21 @@ export function parseLighthouse(c: Controller, env: NodeJS.ProcessEnv = process.
   let cidrs: string[] | undefined;
   let seen = 0;
   while (c.next()) {
-    if (seen++ > 0) throw c.error('this plugin can only be used once per Server Block');
-    zones = c.remainingArgs().flatMap((zone) => zoneArgument(c, zone));
+    if (seen++ > 0) throw errOnce(c);
+    const args = c.remainingArgs();
+    // No zones here means the server block's, resolved in setup (the options keep "none given").
+    zones = args.length === 0 ? [] : zonesFromArgs(c, args);
     while (c.nextBlock()) {
       const property = c.val();
       const args = c.remainingArgs();
       switch (property) {
         case 'fallthrough':
-          fallthrough = args.length === 0 ? ['.'] : args.flatMap((zone) => zoneArgument(c, zone));
+          fallthrough = args.length === 0 ? ['.'] : zonesFromArgs(c, args);
           break;
         case 'ttl': {
           if (args.length !== 1) throw c.argError();
           const text = args[0]!;
-          const value = Number(text);
-          if (!/^-?\d+$/.test(text) || value < 0 || value > maxTtlSeconds) throw c.error(`ttl must be in range [0, ${maxTtlSeconds}]: ${text}`);
-          ttlSeconds = value;
+          ttlSeconds = integerInRange(c, text, 0, maxTtlSeconds, `ttl must be in range [0, ${maxTtlSeconds}]: ${text}`);
           break;
         }
         case 'kubeconfig':
@@ -129,7 +129,7 @@ export function parseLighthouse(c: Controller, env: NodeJS.ProcessEnv = process.
   };
 }
 
-/** Spec 1.4 (Profile B): each cluster CIDR adds its family; none means IPv4 only. */
+/** docs/compatibility.md, "Options": each cluster CIDR adds its family; none means IPv4 only. */
 export function familiesOf(cidrs: readonly string[]): Families {
   if (cidrs.length === 0) return { v4: true, v6: false };
   return { v4: cidrs.some((cidr) => !cidr.includes(':')), v6: cidrs.some((cidr) => cidr.includes(':')) };
@@ -140,15 +140,6 @@ function isCidr(text: string): boolean {
   if (extra !== undefined || bits === undefined || !/^\d+$/.test(bits)) return false;
   const family = isIP(address);
   return family !== 0 && Number(bits) <= (family === 4 ? 32 : 128);
-}
-
-/** A zone argument: a name, or a CIDR that expands to reverse zones. */
-function zoneArgument(c: Controller, zone: string): string[] {
-  try {
-    return reverseZones(zone) ?? [normalizeZone(zone)];
-  } catch (error) {
-    throw c.error((error as Error).message);
-  }
 }
 
 /** Key of a shared source: the same directory or connection and local cluster id share one. */

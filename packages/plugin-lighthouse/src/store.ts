@@ -1,6 +1,6 @@
 /**
- * The service model (spec 2.7) and how ServiceImport, EndpointSlice, Gateway and Submariner
- * objects change it (spec 2.2-2.6, 4.4). Both sources (the Kubernetes watch and the manifests
+ * The service model (docs/compatibility.md, "Inputs") and how ServiceImport, EndpointSlice, Gateway and Submariner
+ * objects change it (docs/compatibility.md, "Inputs" and "Cluster selection"). Both sources (the Kubernetes watch and the manifests
  * directory) feed the same sinks, so every ingest rule lives here once. The store knows nothing
  * about DNS: it tells its listeners which services changed, and the answer table drops what it
  * cached for those.
@@ -35,7 +35,7 @@ export interface Port {
   readonly appProtocol: string;
 }
 
-/** One address a cluster serves for a service (spec 2.7 DNSRecord). */
+/** One address a cluster serves for a service (docs/compatibility.md, "Inputs" DNSRecord). */
 export interface DnsRecord {
   readonly ip: string;
   readonly ports: readonly Port[];
@@ -86,7 +86,7 @@ interface Balancing {
 
 const noBalancing: Balancing = { balancer: new SmoothWeightedRoundRobin<string>(), mergedPorts: [] };
 
-/** Per-family state of a service (Profile B keeps IPv4 and IPv6 apart). */
+/** Per-family state of a service (Lighthouse's dual-stack line keeps IPv4 and IPv6 apart). */
 export class FamilyData {
   /** Clusters in the order they first exported; the balancer follows this order. */
   readonly clusters = new Map<string, ClusterData>();
@@ -97,17 +97,17 @@ export class FamilyData {
    */
   private balancing: Balancing | undefined;
 
-  /** ClusterSetIP: the ports every cluster exports identically (spec 3.6). */
+  /** ClusterSetIP: the ports every cluster exports identically (docs/compatibility.md, "Answers"). */
   get mergedPorts(): readonly Port[] {
     return this.settle().mergedPorts;
   }
 
-  /** ClusterSetIP: replaced (reset) after every EndpointSlice change of the service (spec 4.2). */
+  /** ClusterSetIP: replaced (reset) after every EndpointSlice change of the service (docs/compatibility.md, "Cluster selection"). */
   get balancer(): SmoothWeightedRoundRobin<string> {
     return this.settle().balancer;
   }
 
-  /** Spec 4.2: merged ports and a fresh balancer in cluster order, from the clusters as they are now. */
+  /** docs/compatibility.md, "Cluster selection": merged ports and a fresh balancer in cluster order, from the clusters as they are now. */
   reset(): void {
     this.balancing = undefined;
   }
@@ -138,7 +138,7 @@ export class Service {
   ports: readonly Port[] = [];
   /** A ServiceImport exists; when false the entry lives on only while cluster data remains. */
   exported = false;
-  /** `use-clusterset-ip: "true"`: answer with the clusterset IP or not at all (spec 2.2, Profile B). */
+  /** `use-clusterset-ip: "true"`: answer with the clusterset IP or not at all (docs/compatibility.md, "Inputs"). */
   clustersetIpWanted = false;
   readonly v4 = new FamilyData();
   /** Most services are IPv4 only: the IPv6 state is created on its first slice. */
@@ -183,7 +183,7 @@ export type ResourceName = 'serviceimports' | 'endpointslices' | 'gateways' | 's
  */
 type Stamp = number | string | KubeObject;
 
-/** An endpoint as answers use it: addresses already filtered to the servable ones (spec 2.6). */
+/** An endpoint as answers use it: addresses already filtered to the servable ones (docs/compatibility.md, "Inputs"). */
 interface Endpoint {
   readonly addresses: readonly string[];
   /** The endpoint's first address is a servable string (ClusterSetIP uses only that one). */
@@ -240,7 +240,7 @@ export class ServiceStore implements StoreSinks {
   readonly services = new Map<string, Service>();
   /** Local cluster id: `cluster_id`/SUBMARINER_CLUSTERID, replaced by the active Gateway's. */
   localClusterId: string;
-  /** Connectivity tracking is on only when a Submariner object exists (spec 4.4). */
+  /** Connectivity tracking is on only when a Submariner object exists (docs/compatibility.md, "Cluster selection"). */
   private submarinerCount = 0;
   private readonly connected = new Set<string>();
   private readonly importsByVersion = new Map<string, Map<string, ImportInfo>>();
@@ -337,7 +337,7 @@ export class ServiceStore implements StoreSinks {
         for (const item of items) this.upsertGateway(item);
       }),
     upsert: (item) => this.batch(() => this.upsertGateway(item)),
-    // Spec 4.4: a deleted Gateway leaves every cluster in its last state.
+    // docs/compatibility.md, "Cluster selection": a deleted Gateway leaves every cluster in its last state.
     remove: (item) => this.batch(() => void this.gatewayObjects.delete(objectId(item))),
   };
 
@@ -360,7 +360,7 @@ export class ServiceStore implements StoreSinks {
       }),
   };
 
-  // --- ServiceImports (spec 2.2) -------------------------------------------------------------
+  // --- ServiceImports (docs/compatibility.md, "Inputs") -------------------------------------------------------------
 
   private upsertImport(map: Map<string, ImportInfo>, item: KubeObject): void {
     const id = objectId(item);
@@ -428,7 +428,7 @@ export class ServiceStore implements StoreSinks {
     for (const info of group.slices) this.applySlice(service, info);
   }
 
-  // --- EndpointSlices (spec 2.3) -------------------------------------------------------------
+  // --- EndpointSlices (docs/compatibility.md, "Inputs") -------------------------------------------------------------
 
   private upsertSlice(object: KubeObject): void {
     const id = objectId(object);
@@ -446,7 +446,7 @@ export class ServiceStore implements StoreSinks {
     // A new version keeps its predecessor's place, as the Set of ids it replaces did.
     const at = previous && previous.group === group ? group.slices.indexOf(previous) : -1;
     group.slices = at >= 0 ? group.slices.map((other, i) => (i === at ? info : other)) : [...group.slices, info];
-    // Spec 2.3 rule 3: without its service the slice waits here and is applied when the ServiceImport arrives.
+    // As Lighthouse's coredns/resolver/endpoint_slice.go: without its service the slice waits here and is applied when the ServiceImport arrives.
     const service = this.services.get(placed.key);
     if (!service) return;
     this.applySlice(service, info);
@@ -514,7 +514,7 @@ export class ServiceStore implements StoreSinks {
       return;
     }
     const family = service.family(info.family);
-    // Spec 2.3 rule 5: a slice with no endpoints is ignored and the cluster keeps its previous record.
+    // As Lighthouse's coredns/resolver/endpoint_slice.go: a slice with no endpoints is ignored and the cluster keeps its previous record.
     if (info.endpoints.length === 0) return;
     const first = info.endpoints[0];
     if (first === null || first === undefined) return;
@@ -528,7 +528,7 @@ export class ServiceStore implements StoreSinks {
     family.reset();
   }
 
-  /** Spec 2.3 rule 6: a headless cluster is rebuilt from all its current slices on every change. */
+  /** As Lighthouse's coredns/resolver/endpoint_slice.go: a headless cluster is rebuilt from all its current slices on every change. */
   private rebuildHeadless(service: Service, key: string, cluster: string, familyName: Family): void {
     const family = service.family(familyName);
     // Headless changes never reset the balancer; fix what a later type change would still see.
@@ -564,7 +564,7 @@ export class ServiceStore implements StoreSinks {
     return out;
   }
 
-  // --- Gateways and Submariner (spec 4.4) ----------------------------------------------------
+  // --- Gateways and Submariner (docs/compatibility.md, "Cluster selection") ----------------------------------------------------
 
   private upsertGateway(object: KubeObject): void {
     const id = objectId(object);
@@ -588,7 +588,7 @@ export class ServiceStore implements StoreSinks {
         if (typeof cluster === 'string' && cluster !== '') entries.push([cluster, connection?.['status']]);
       }
     }
-    // Every entry is judged against the set as it was before this update (spec 4.4).
+    // Every entry is judged against the set as it was before this update (docs/compatibility.md, "Cluster selection").
     const before = new Set(this.connected);
     for (const [cluster, state] of entries) {
       if (state === 'connected') {
@@ -629,12 +629,12 @@ function samePort(a: Port, b: Port): boolean {
   return a.name === b.name && a.protocol === b.protocol && a.port === b.port && a.appProtocol === b.appProtocol;
 }
 
-/** Spec 2.2: per-cluster and broker copies of a ServiceImport carry the service-name label or annotation. */
+/** docs/compatibility.md, "Inputs": per-cluster and broker copies of a ServiceImport carry the service-name label or annotation. */
 function isIgnoredImport(object: KubeObject): boolean {
   return object.metadata?.labels?.[labelServiceName] !== undefined || object.metadata?.annotations?.[labelServiceName] !== undefined;
 }
 
-/** Spec 2.3 rules 1-2: the labels that place a slice, or undefined when it must be ignored. */
+/** As Lighthouse's coredns/resolver/endpoint_slice.go: the labels that place a slice, or undefined when it must be ignored. */
 function placeSlice(object: KubeObject): { key: string; cluster: string; family: Family } | undefined {
   const labels = object.metadata?.labels;
   const name = labels?.[labelServiceName];
@@ -689,7 +689,7 @@ export function exact<T>(items: T[]): T[] {
   return items.length === 0 ? [] : items.slice();
 }
 
-/** Spec 2.4: missing fields become empty strings or 0. */
+/** docs/compatibility.md, "Inputs": missing fields become empty strings or 0. */
 export function parsePorts(value: unknown): Port[] {
   const ports: Port[] = [];
   for (const item of asArray(value)) {

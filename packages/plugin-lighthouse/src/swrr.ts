@@ -1,8 +1,8 @@
 /**
- * Smooth weighted round robin (spec 4.2), the balancer Lighthouse keeps per ClusterSetIP service
+ * Smooth weighted round robin (docs/compatibility.md, "Cluster selection"), the balancer Lighthouse keeps per ClusterSetIP service
  * and IP family. Every cluster has weight 1 today, so in steady state this is plain round robin in
  * insertion order; the `effective` weight and `skip` still matter for the exact sequence when a
- * cluster is unacceptable for a few queries (spec 4.2: `A C A C B A C B A ...`).
+ * cluster is unacceptable for a few queries (Lighthouse's smooth_weighted_round_robin_test.go: `A C A C B A C B A ...`).
  */
 
 /** One balanced item. `current` and `effective` are the algorithm's running state. */

@@ -3,16 +3,13 @@
  * pointer 0xC00C (the question name at offset 12), so one body serves every spelling of the
  * question: the reply copies the client's question and its case comes back unchanged.
  */
+import dnsPacket from 'dns-packet';
+import type { Answer as PacketRecord } from 'dns-packet';
+import { CLASS_IN, TYPE_A, TYPE_AAAA, TYPE_PTR, TYPE_SOA, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
 import { ipv6Bytes, parseIpv4 } from './addresses.js';
 
-export const TYPE_A = 1;
-export const TYPE_NS = 2;
-export const TYPE_SOA = 6;
-export const TYPE_PTR = 12;
-export const TYPE_TXT = 16;
-export const TYPE_AAAA = 28;
-export const TYPE_SRV = 33;
-const CLASS_IN = 1;
+/** dns-packet's per-record codec, which its type declarations leave out. */
+const recordCodec = (dnsPacket as unknown as { answer: { encode(rr: PacketRecord): Buffer } }).answer;
 /** Pointer to the question name, which always starts right after the 12-byte header. */
 const QUESTION_POINTER = 0xc00c;
 
@@ -57,6 +54,18 @@ function writeName(buf: Buffer, offset: number, name: string): number {
  * million slab views rather than a million small backing stores for the GC to track.
  */
 let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * A record built as a dns-packet object (core's shared builders) as one body record owned by
+ * the question: encoded once with the root as owner, whose one byte becomes the pointer.
+ */
+export function questionOwned(record: PacketRecord): Buffer {
+  const encoded = recordCodec.encode({ ...record, name: '.' });
+  const out = Buffer.allocUnsafe(encoded.length + 1);
+  out.writeUInt16BE(QUESTION_POINTER, 0);
+  encoded.copy(out, 2, 1);
+  return out;
+}
 
 /** Collects resource records into one body; remembers where zone names sit for case patching. */
 export class RecordWriter {

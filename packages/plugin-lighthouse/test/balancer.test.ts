@@ -1,6 +1,7 @@
 /**
- * Spec 5.5 (smooth_weighted_round_robin_test.go), the sequences of spec 4.2, spec 5.6
- * (gateway/controller_test.go) and the permitted-address rules of spec 2.6.
+ * Lighthouse's coredns/loadbalancer/smooth_weighted_round_robin_test.go and the sequences of
+ * docs/compatibility.md, "Cluster selection"; coredns/gateway/controller_test.go; and the
+ * permitted-address rules of docs/compatibility.md, "Inputs".
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -43,7 +44,7 @@ test('the balancer: skip lowers the effective weight, and an item added later jo
   assert.deepEqual(picks(c, 8), ['s1', 's3', 's1', 's1', 's4', 's1', 's1', 's2']);
 });
 
-test('select follows spec 4.2: all good, B bad, B and C bad, B bad for three queries', () => {
+test('select follows docs/compatibility.md, "Cluster selection": all good, B bad, B and C bad, B bad for three queries', () => {
   const run = (bad: (query: number) => Set<string>, n: number): string => {
     const b = balancer([['A', 1], ['B', 1], ['C', 1]]);
     return Array.from({ length: n }, (_, q) => {
@@ -58,7 +59,7 @@ test('select follows spec 4.2: all good, B bad, B and C bad, B bad for three que
   assert.equal(run(() => new Set(['A', 'B', 'C']), 2), '- -');
 });
 
-test('Gateways decide the local cluster id and connectivity (spec 5.6)', () => {
+test('Gateways decide the local cluster id and connectivity (coredns/gateway/controller_test.go)', () => {
   const store = new ServiceStore('');
   assert.equal(store.isConnected('east'), true, 'no Submariner: every cluster counts as connected');
   store.submariners.upsert(submariner());
@@ -93,7 +94,7 @@ test('Gateways decide the local cluster id and connectivity (spec 5.6)', () => {
   assert.equal(passive.isConnected('west'), false);
 });
 
-test('permitted addresses exclude unspecified, loopback, link-local, multicast and broadcast (spec 2.6)', () => {
+test('permitted addresses exclude unspecified, loopback, link-local, multicast and broadcast (docs/compatibility.md, "Inputs")', () => {
   const allowed = ['10.1.2.3', '172.16.0.1', '192.168.1.1', '203.0.113.7', '100.96.157.101', 'fd00::1', '2001:db8::1', 'fc00:2001::6757'];
   const denied = ['0.0.0.0', '::', '127.0.0.1', '127.255.0.1', '::1', '169.254.1.1', 'fe80::1', '224.0.0.1', '239.1.1.1', 'ff02::1', '255.255.255.255', 'not-an-ip', '::ffff:127.0.0.1'];
   for (const ip of allowed) assert.equal(isPermittedAddress(ip), true, ip);

@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import dnsPacket from 'dns-packet';
-import { decodeReply, directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
+import { decodeReply, directivesOf, eventually as waitUntil, query, rcodeOf, startServer } from '@foghorn/testkit';
 import type { Reply, TestServer } from '@foghorn/testkit';
 import type { RecordType } from 'dns-packet';
 import lighthouse, { AnswerTable, ServiceStore } from '../src/index.js';
@@ -186,7 +186,9 @@ export function lines(reply: Reply, section: 'answers' | 'authorities' = 'answer
               ? (rr.data as Buffer[]).map((b) => `"${b.toString()}"`).join(' ')
               : rr.type === 'PTR'
                 ? `${String(rr.data)}.`
-                : String(rr.data);
+                : rr.type === 'HINFO'
+                  ? `"${(rr.data as { cpu: string }).cpu}" "${(rr.data as { os: string }).os}"`
+                  : String(rr.data);
       return `${rr.name}. ${(rr as { ttl?: number }).ttl} IN ${rr.type} ${data}`;
     })
     .sort();
@@ -241,7 +243,7 @@ export async function table(t: TestContext, objects: readonly KubeObject[], rows
 }
 
 
-/** A store and table with no server, for state-level tests (spec 5.4). */
+/** A store and table with no server, for state-level tests (Lighthouse's coredns/resolver tests). */
 export interface Model {
   readonly store: ServiceStore;
   readonly table: AnswerTable;
@@ -304,16 +306,7 @@ export function model(options: { clusterId?: string; families?: { v4: boolean; v
   };
 }
 
-/** Polls `check` until it passes (10 ms steps), failing with its last error after `timeoutMs`. */
-export async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
+/** Polls `check` until it passes, failing with its last error after `timeoutMs` (testkit's, with a longer default for watches). */
+export function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+  return waitUntil(check, timeoutMs);
 }

@@ -1,5 +1,5 @@
 /**
- * Spec 5.1 (Lighthouse's plugin/handler_test.go and ip_family_test.go) over real UDP and TCP,
+ * docs/compatibility.md, "Lighthouse's test cases" (Lighthouse's plugin/handler_test.go and ip_family_test.go) over real UDP and TCP,
  * through the manifests source: each row's setup is written as YAML into a temporary directory.
  */
 import { test } from 'node:test';
@@ -173,7 +173,7 @@ test('SRV answers every port and filters by port and protocol in any case (M1-M4
   ]);
 });
 
-test('SRV de-duplicates a port number within a record, per cluster (Profile B multi-port)', async (t) => {
+test('SRV de-duplicates a port number within a record, per cluster (dual-stack line, multi-port)', async (t) => {
   await table(
     t,
     [
@@ -217,7 +217,7 @@ test('a clusterset IP answers regardless of clusters, with the ServiceImport por
   );
 });
 
-test('a clusterset-IP service without its IP yet is NXDOMAIN on the bare name (Profile B)', async (t) => {
+test('a clusterset-IP service without its IP yet is NXDOMAIN on the bare name (P1)', async (t) => {
   await table(
     t,
     [serviceImport('service1', 'namespace1', { ports: [http], annotations: { 'lighthouse.submariner.io/use-clusterset-ip': 'true' } }), serviceSlice('service1', 'namespace1', 'cluster1', SIP1, [http])],

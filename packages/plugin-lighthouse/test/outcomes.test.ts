@@ -1,5 +1,5 @@
 /**
- * Spec table 3.9, row by row, and what Foghorn adds from KEP-1645 (spec 6): the zone's SOA on
+ * The outcomes of docs/compatibility.md, "Answers", case by case, and what Foghorn adds from KEP-1645: the zone's SOA on
  * every negative answer, the `dns-version` TXT record, PTR for clusterset, cluster and endpoint
  * addresses. Also the reply's shape: question case kept, AA set, OPT echoed, TC when too large.
  */
@@ -27,11 +27,17 @@ const objects = (): KubeObject[] => [
   serviceSlice('vip', 'namespace1', 'cluster1', '100.96.156.103', [http]),
 ];
 
-test('every row of spec table 3.9 gets its rcode (A, AAAA with IPv6 unsupported, SRV)', async (t) => {
+test('every outcome case gets its rcode (A, AAAA with IPv6 unsupported, SRV)', async (t) => {
   await table(t, objects(), [
     { id: 'other type', name: svc1, type: 'MX', rcode: 'NOTIMP', answers: [] },
     { id: 'other type', name: svc1, type: 'NS', rcode: 'NOTIMP' },
-    { id: 'other type', name: svc1, type: 'ANY', rcode: 'NOTIMP' },
+    // RFC 8482 (Lighthouse answers NOTIMP): the synthesized HINFO where the name exists.
+    { id: 'ANY', name: svc1, type: 'ANY', rcode: 'NOERROR', answers: [`${svc1}. 8482 IN HINFO "ANY obsoleted" "See RFC 8482"`] },
+    { id: 'ANY on a cluster name', name: `cluster1.${svc1}`, type: 'ANY', rcode: 'NOERROR', answers: [`cluster1.${svc1}. 8482 IN HINFO "ANY obsoleted" "See RFC 8482"`] },
+    { id: 'ANY on a hostname', name: `web-0.cluster1.${hl}`, type: 'ANY', rcode: 'NOERROR', answers: [`web-0.cluster1.${hl}. 8482 IN HINFO "ANY obsoleted" "See RFC 8482"`] },
+    { id: 'ANY on dns-version', name: `dns-version.${Z}`, type: 'ANY', rcode: 'NOERROR' },
+    { id: 'ANY on an unknown service', name: `unknown.namespace1.svc.${Z}`, type: 'ANY', rcode: 'NXDOMAIN' },
+    { id: 'ANY on an unknown hostname', name: `web-9.cluster1.${hl}`, type: 'ANY', rcode: 'NXDOMAIN' },
     { id: 'apex', name: Z, type: 'A', rcode: 'NXDOMAIN' },
     { id: 'svc.Z', name: `svc.${Z}`, type: 'A', rcode: 'NXDOMAIN' },
     { id: 'pod.Z', name: `pod.${Z}`, type: 'SRV', rcode: 'NXDOMAIN' },
@@ -145,6 +151,8 @@ test('PTR answers clusterset IPs, per-cluster service IPs and headless endpoints
       { id: 'unknown address', name: '9.9.96.100.in-addr.arpa', type: 'PTR', rcode: 'NXDOMAIN' },
       { id: 'PTR in the forward zone', name: svc1, type: 'PTR', rcode: 'NOERROR', answers: [] },
       { id: 'A in a reverse zone', name: '1.0.1.243.in-addr.arpa', type: 'A', rcode: 'NOERROR', answers: [] },
+      { id: 'ANY at a PTR name', name: '1.0.1.243.in-addr.arpa', type: 'ANY', rcode: 'NOERROR', answers: ['1.0.1.243.in-addr.arpa. 8482 IN HINFO "ANY obsoleted" "See RFC 8482"'] },
+      { id: 'ANY at an unknown address', name: '9.9.96.100.in-addr.arpa', type: 'ANY', rcode: 'NXDOMAIN' },
     ],
     { keys: [Z, '243.1.0.0/16', '100.96.0.0/16'], args: `${Z} 243.1.0.0/16 100.96.0.0/16` },
   );
@@ -165,6 +173,9 @@ test('the reply keeps the question case in owners and SRV target zones, sets AA 
     assert.equal(reply.flag_ra, false);
     assert.equal(reply.questions?.[0]?.name, name);
     assert.deepEqual(lines(reply), [`${name}. 5 IN SRV 0 50 8080 service1.namespace1.svc.ClusterSet.Local.`]);
+    const any = await query({ port: server.port() }, name, 'ANY' as never, { transport });
+    assert.equal(any.flag_aa, true);
+    assert.deepEqual(lines(any), [`${name}. 8482 IN HINFO "ANY obsoleted" "See RFC 8482"`]);
     const headless = await query({ port: server.port() }, `_HTTP._TCP.cluster1.HL.namespace1.svc.clusterset.LOCAL`, 'SRV', { transport });
     assert.deepEqual(lines(headless), [`_HTTP._TCP.cluster1.HL.namespace1.svc.clusterset.LOCAL. 5 IN SRV 0 50 8080 web-0.cluster1.hl.namespace1.svc.clusterset.LOCAL.`]);
   }

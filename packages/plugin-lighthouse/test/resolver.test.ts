@@ -1,5 +1,5 @@
 /**
- * Spec 5.4 (Lighthouse's resolver tests) at the state level: objects go into the store as watch
+ * Lighthouse's coredns/resolver tests at the state level: objects go into the store as watch
  * events, names are looked up in the answer table exactly as the handler does.
  */
 import assert from 'node:assert/strict';
@@ -85,7 +85,7 @@ test('three ClusterIP clusters: round robin over three with merged ports, then o
   m.upsert(eps('c2', SIP2, [http, pop3], true));
   assert.deepEqual(new Set(times(6, () => m.look(svc).data[0]!)), new Set([SIP1, SIP2, SIP3]));
 
-  // Only explicit entries change a cluster's state (spec 4.4): c2 must be reported in error.
+  // Only explicit entries change a cluster's state (docs/compatibility.md, "Cluster selection"): c2 must be reported in error.
   m.upsert(submariner(), gateway('', [['c1', 'connected'], ['c2', 'error'], ['c3', 'connected']]), eps('c3', SIP3, [http], false));
   assert.deepEqual(times(5, () => m.look(svc).data), times(5, () => [SIP1]));
 });
@@ -245,7 +245,7 @@ test('events: headless slices, a broker copy and slices missing labels', () => {
   }
 });
 
-test('non-routable addresses are dropped (Profile B endpoint_slice_test)', () => {
+test('non-routable addresses are dropped (endpoint_slice_test.go)', () => {
   const m = model();
   m.upsert(si(), serviceSlice('svc1', 'ns1', 'c1', '10.253.2.2', [http]));
   assert.deepEqual(m.look(svc).data, ['10.253.2.2']);
@@ -286,7 +286,7 @@ test('dual stack: IPv4 and IPv6 state are kept apart and deleted apart', () => {
   assert.equal(h.look(svc, 'SRV').data.length, 2);
 });
 
-test('a ServiceImport spec update is applied (Profile B) and a type change rebuilds from the slices', () => {
+test('a ServiceImport spec update is applied (dual-stack line) and a type change rebuilds from the slices', () => {
   const m = model();
   m.upsert(serviceImport('svc1', 'ns1'), eps('c1', SIP1, [http]));
   assert.deepEqual(m.look(svc).data, [SIP1]);

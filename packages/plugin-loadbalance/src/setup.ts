@@ -111,3 +111,6 @@ export function setupWith(random?: RandomInt): (c: Controller) => void {
     c.addHandler((next) => new LoadBalance(balancer, next));
   };
 }
+
+/** Setup with the default (cryptographic) random source. */
+export const setup: (c: Controller) => void = setupWith();

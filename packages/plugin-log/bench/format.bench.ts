@@ -10,7 +10,11 @@ import { openSync, writeSync, closeSync } from 'node:fs';
 import { Flags, replyTo, Request } from '@foghorn/core';
 import type { Handler, ResponseWriter } from '@foghorn/core';
 import { makeQuery } from '@foghorn/testkit';
-import { compileFormat, compileRules, DEFAULT_LOG_FORMAT, formatLine, LineBatcher, Log } from '@foghorn/plugin-log';
+import { DEFAULT_LOG_FORMAT } from '@foghorn/plugin-log';
+import { compileFormat, formatLine } from '../src/format.js';
+import { Log } from '../src/handler.js';
+import { compileRules } from '../src/setup.js';
+import { LineBatcher } from '../src/sink.js';
 import type { Packet } from 'dns-packet';
 
 const N = 100_000;

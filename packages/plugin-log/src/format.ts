@@ -3,6 +3,7 @@
  * list of parts so that formatting a query is one loop of string concatenation, with no regular
  * expression and no map lookup per query.
  */
+import { Flags } from '@foghorn/core';
 import type { Request } from '@foghorn/core';
 
 /** What the formatter needs to know about the reply, or null when there was none. */
@@ -146,14 +147,14 @@ const rcodeNames: readonly string[] = [
 /** `{>rflags}` for each header word, built on first use: replies repeat a handful of flag sets. */
 const flagsCache = new Map<number, string>();
 const flagBits: readonly (readonly [number, string])[] = [
-  [0x8000, 'qr'],
-  [0x0400, 'aa'],
-  [0x0200, 'tc'],
-  [0x0100, 'rd'],
-  [0x0080, 'ra'],
-  [0x0040, 'z'],
-  [0x0020, 'ad'],
-  [0x0010, 'cd'],
+  [Flags.QR, 'qr'],
+  [Flags.AA, 'aa'],
+  [Flags.TC, 'tc'],
+  [Flags.RD, 'rd'],
+  [Flags.RA, 'ra'],
+  [0x0040, 'z'], // the reserved bit, which miekg/dns still prints
+  [Flags.AD, 'ad'],
+  [Flags.CD, 'cd'],
 ];
 
 /** Header flags in miekg/dns order `qr,aa,tc,rd,ra,z,ad,cd`, comma-joined; '' when none is set. */

@@ -5,7 +5,7 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import { clientWrote, isSubdomain, nextOrFailure, PluginError, Recorder, replyTo, responseClass, typify } from '@foghorn/core';
+import { clientWrote, Flags, isSubdomain, nextOrFailure, PluginError, Recorder, REPLY_COPIED_FLAGS, replyTo, responseClass, typify } from '@foghorn/core';
 import type { Handler, HandlerResult, LogSink, Request, ResponseWriter } from '@foghorn/core';
 import { ClassBit } from './classify.js';
 import { formatLine } from './format.js';
@@ -20,16 +20,13 @@ export interface CompiledRule {
   readonly classes: number;
 }
 
-const QR = 0x8000;
-/** Header bits the server copies from the query into a reply it writes itself (opcode, RD, CD). */
-const COPIED_BITS = 0x7800 | 0x0100 | 0x0010;
 /** An OPT record without options: root name (1), type, class, TTL, RDLENGTH. */
 const OPT_FIXED_LENGTH = 11;
 
 /** Length of the reply the server writes itself for an error rcode nobody wrote. */
 function synthesizedSize(req: Request, msg: Packet): number {
   let size = dnsPacket.encodingLength(msg);
-  // The server adds an OPT to its reply when the query had one (spec 2.4).
+  // The server adds an OPT to its reply when the query had one (docs/compatibility.md, "Who writes the reply").
   if (req.hasEdns) {
     size += OPT_FIXED_LENGTH;
     for (const option of req.ednsOptions ?? []) size += 4 + option.data.length;
@@ -100,7 +97,7 @@ export class Log implements Handler {
     let reply: ReplySummary | null = null;
     if (msg !== undefined) {
       const flags = msg.flags ?? 0;
-      reply = { rcode: flags & 0xf, header: (msg.type === 'response' ? QR : 0) | (flags & 0x7fff), size: rec.size };
+      reply = { rcode: flags & 0xf, header: (msg.type === 'response' ? Flags.QR : 0) | (flags & ~Flags.QR), size: rec.size };
     } else if (rec.wire !== undefined) {
       const header = rec.wire.readUInt16BE(2);
       reply = { rcode: header & 0xf, header, size: rec.size };
@@ -108,7 +105,7 @@ export class Log implements Handler {
       // Nothing was written and the server will answer with this rcode: log that reply, as
       // CoreDNS does since #4724, so the line does not claim NOERROR for a SERVFAIL.
       msg = replyTo(req, rcode);
-      reply = { rcode, header: QR | (req.flags & COPIED_BITS) | (rcode & 0xf), size: synthesizedSize(req, msg) };
+      reply = { rcode, header: Flags.QR | (req.flags & REPLY_COPIED_FLAGS) | (rcode & 0xf), size: synthesizedSize(req, msg) };
     }
     if (rule.classes !== ClassBit.all) {
       if (msg === undefined && rec.wire !== undefined) msg = decodeOrUndefined(rec.wire);

@@ -1,5 +1,5 @@
 /**
- * log: writes one line per query in CoreDNS's Common Log Format (spec 3.1).
+ * log: writes one line per query in CoreDNS's Common Log Format (CoreDNS's plugin/log).
  *
  * @example
  * // Capture query lines instead of writing them to stdout (tests, embedding):
@@ -24,21 +24,7 @@ export function createLogPlugin(options: LogPluginOptions = {}): PluginDefinitio
 const plugin: PluginDefinition = createLogPlugin();
 export default plugin;
 
-export { compileRules, defaultClasses, parseLog } from './setup.js';
+export { parseLog } from './setup.js';
 export type { LogPluginOptions, LogRule } from './setup.js';
 export type { LogClass } from './classify.js';
-export {
-  COMBINED_LOG_FORMAT,
-  COMMON_LOG_FORMAT,
-  compileFormat,
-  DEFAULT_LOG_FORMAT,
-  expandMacros,
-  flagsToString,
-  formatLine,
-  formatSeconds,
-} from './format.js';
-export type { CompiledFormat, ReplySummary } from './format.js';
-export { Log } from './handler.js';
-export type { CompiledRule } from './handler.js';
-export { DEFAULT_BATCH_CHARS, LineBatcher, stdoutLines } from './sink.js';
-export type { ChunkWriter } from './sink.js';
+export { COMBINED_LOG_FORMAT, COMMON_LOG_FORMAT, DEFAULT_LOG_FORMAT } from './format.js';

@@ -1,5 +1,5 @@
 /**
- * Parsing `log` lines into rules (spec 3.1) and wiring the handler.
+ * Parsing `log` lines into rules (CoreDNS's plugin/log) and wiring the handler.
  *
  * ~~~ txt
  * log                       one rule: name ".", the default format, class all
@@ -102,7 +102,10 @@ export interface LogPluginOptions {
 }
 
 /** Builds the setup function for a sink; the default export uses batched stdout. */
-export function setupWith(options: LogPluginOptions): (c: Controller) => void {
+/** `log` writing to stdout. */
+export const setup = (c: Controller): void => setupWith()(c);
+
+export function setupWith(options: LogPluginOptions = {}): (c: Controller) => void {
   return function setup(c: Controller): void {
     const rules = compileRules(parseLog(c));
     let sink = options.sink;

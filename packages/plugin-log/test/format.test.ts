@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Request } from '@foghorn/core';
 import { makeQuery } from '@foghorn/testkit';
-import { compileFormat, COMBINED_LOG_FORMAT, expandMacros, flagsToString, formatLine, formatSeconds, LineBatcher } from '@foghorn/plugin-log';
+import { COMBINED_LOG_FORMAT } from '@foghorn/plugin-log';
+import { compileFormat, expandMacros, flagsToString, formatLine, formatSeconds } from '../src/format.js';
+import { LineBatcher } from '../src/sink.js';
 
 /** A Request as the listener would build it, for formatting without sockets. */
 function request(wire: Buffer, transport: 'udp' | 'tcp', address: string, port: number): Request {

@@ -10,7 +10,8 @@ import type { Handler, ResponseWriter } from '@foghorn/core';
 import { Whoami } from '@foghorn/plugin-whoami';
 import { makeQuery } from '@foghorn/testkit';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { createDnsMetrics, Prometheus, sizeBuckets } from '../src/index.js';
+import { Prometheus } from '../src/handler.js';
+import { createDnsMetrics, sizeBuckets } from '../src/metrics.js';
 
 const iterations = Number(process.env.ITERATIONS ?? 100_000);
 const rounds = 5;

@@ -1,9 +1,9 @@
 /**
  * The `/metrics` HTTP listener of one address. Every server block naming the address shares one
  * endpoint (core's {@link HttpEndpoints}, kept in the controller's process-wide `shared` map),
- * and every endpoint exports the same registry (spec 3.6).
+ * and every endpoint exports the same registry (CoreDNS's plugin/metrics).
  *
- * Lifecycle (spec 2.8): opened in OnStartup, closed in OnRestart so the new configuration can
+ * Lifecycle (docs/compatibility.md, "Lifecycle"): opened in OnStartup, closed in OnRestart so the new configuration can
  * bind the port, reopened in OnRestartFailed, closed in OnFinalShutdown. A listen failure is
  * logged and is not fatal, as in CoreDNS.
  *

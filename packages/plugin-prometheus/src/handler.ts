@@ -1,6 +1,6 @@
 /**
  * The query path of the prometheus plugin: wrap the writer in a Recorder, call the rest of the
- * chain, and report once the reply is known (spec 3.6). Synchronous when the chain is; a promise
+ * chain, and report once the reply is known (CoreDNS's plugin/metrics). Synchronous when the chain is; a promise
  * is awaited only when the next handler returns one.
  *
  * Cost per query after warm-up: one Recorder, two clock reads, a cached lookup of the

@@ -10,12 +10,7 @@ import { setup } from './setup.js';
 const plugin: PluginDefinition = definePlugin({ name: 'prometheus', setup });
 export default plugin;
 
-export { defaultAddress, parsePrometheus, setup } from './setup.js';
+export { parsePrometheus } from './setup.js';
 export type { PrometheusOptions } from './setup.js';
 export { metricsListeners } from './endpoint.js';
 export type { ListenAddress, MetricsListenerInfo } from './endpoint.js';
-export { createDnsMetrics, sizeBuckets } from './metrics.js';
-export type { DnsMetrics } from './metrics.js';
-export { Prometheus, typeLabel } from './handler.js';
-export { CounterVec, HistogramVec } from './collectors.js';
-export type { CounterCell, HistogramCell } from './collectors.js';

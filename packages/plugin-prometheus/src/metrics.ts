@@ -1,6 +1,6 @@
 /**
  * Every metric the prometheus plugin owns, with CoreDNS's names, help texts, labels and buckets
- * (plugin/metrics/vars/vars.go and metrics.go, spec 3.6). `coredns_panics_total` is not here: the
+ * (plugin/metrics/vars/vars.go and metrics.go, CoreDNS's plugin/metrics). `coredns_panics_total` is not here: the
  * core server registers it in the same registry, so it is exported all the same.
  */
 import { readFileSync } from 'node:fs';

@@ -1,8 +1,8 @@
 /**
  * `prometheus [ADDRESS] [{ runtime_metrics }]`: parsing, then wiring the handler, the shared
- * metric objects and the shared `/metrics` listener into the server's lifecycle (spec 3.6, 2.8).
+ * metric objects and the shared `/metrics` listener into the server's lifecycle (CoreDNS's plugin/metrics; docs/compatibility.md, "Lifecycle").
  */
-import { Dispenser, parseHttpAddress, splitHostPort } from '@foghorn/core';
+import { Dispenser, errOnce, parseHttpAddress, splitHostPort } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { metricsEndpoints, MetricsEndpoint } from './endpoint.js';
 import type { ListenAddress } from './endpoint.js';
@@ -21,9 +21,6 @@ export interface PrometheusOptions {
 
 const defaultListenAddress: ListenAddress = { text: defaultAddress, host: 'localhost', port: 9153 };
 
-/** CoreDNS's `plugin.ErrOnce` text. */
-const onceMessage = 'this plugin can only be used once per Server Block';
-
 /**
  * Parses the directive's tokens. Pure: tokens in, options out, or a `file:line:column` error.
  * Takes the dispenser part of the controller, so tests build one from Corefile text.
@@ -31,7 +28,7 @@ const onceMessage = 'this plugin can only be used once per Server Block';
 export function parsePrometheus(c: Dispenser): PrometheusOptions {
   let options: PrometheusOptions | undefined;
   while (c.next()) {
-    if (options) throw c.error(onceMessage);
+    if (options) throw errOnce(c);
     options = { address: parseListenAddress(c, defaultAddress) };
     while (c.nextBlock()) {
       switch (c.val()) {
@@ -75,7 +72,7 @@ export function setup(c: Controller): void {
   if (blocksWithPlugin.has(c.keys)) {
     const first = new Dispenser(c.tokens, c.directive);
     first.next();
-    throw first.error(onceMessage);
+    throw errOnce(first);
   }
   blocksWithPlugin.add(c.keys);
 
@@ -91,7 +88,7 @@ export function setup(c: Controller): void {
   // Identifies this block's claim on the shared listener (see endpoint.ts).
   const owner = {};
 
-  // One row per handler of the block, per listener, with the block's first zone (spec 1.9).
+  // One row per handler of the block, per listener, with the block's first zone (docs/compatibility.md, "Setup order").
   const firstKey = c.keys[0];
   const enabledRows = (): EnabledLabels[] =>
     firstKey ? c.servers().flatMap((server) => c.handlerNames().map((name) => ({ server, zone: firstKey.zone, view: '', name }))) : [];

@@ -10,7 +10,9 @@ import type { TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import { Registry } from 'prom-client';
-import prometheus, { createDnsMetrics, metricsListeners, Prometheus, sizeBuckets } from '../src/index.js';
+import prometheus, { metricsListeners } from '../src/index.js';
+import { Prometheus } from '../src/handler.js';
+import { createDnsMetrics, sizeBuckets } from '../src/metrics.js';
 
 // ---------------------------------------------------------------------------------------------
 // A tiny parser for the Prometheus text format (version 0.0.4), enough to check what we serve.

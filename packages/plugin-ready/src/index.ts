@@ -9,9 +9,6 @@ import { setup } from './setup.js';
 
 const plugin: PluginDefinition = definePlugin({ name: 'ready', setup });
 export default plugin;
-export { defaultMonitorMode, defaultReadyAddress, parseReady, readyListeners, setup } from './setup.js';
+export { parseReady, readyListeners } from './setup.js';
 export type { ReadyListener, ReadyOptions } from './setup.js';
-export { ReadyEndpoint } from './endpoint.js';
-export type { ReadyEndpointOptions } from './endpoint.js';
-export { ReadinessList } from './readiness.js';
 export type { MonitorMode } from './readiness.js';

@@ -1,8 +1,8 @@
 /**
  * ready: parsing `ready [ADDRESS] [{ monitor until-ready|continuously }]` and wiring one /ready
- * listener per address, shared by every block and by successive configurations (spec 2.8, 3.4).
+ * listener per address, shared by every block and by successive configurations (docs/compatibility.md, "Lifecycle"; CoreDNS's plugin/ready).
  */
-import { HttpEndpoints, parseHttpAddress } from '@foghorn/core';
+import { errOnce, HttpEndpoints, parseHttpAddress } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
 import { ReadyEndpoint } from './endpoint.js';
 import { ReadinessList } from './readiness.js';
@@ -25,7 +25,7 @@ export function parseReady(c: Controller): ReadyOptions {
   let monitor = defaultMonitorMode;
   let seen = 0;
   while (c.next()) {
-    if (seen++ > 0) throw c.error('this plugin can only be used once per Server Block');
+    if (seen++ > 0) throw errOnce(c);
     address = parseHttpAddress(c, address);
     while (c.nextBlock()) {
       if (c.val() !== 'monitor') throw c.error(`unknown property '${c.val()}'`);

@@ -3,4 +3,10 @@ import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import ready from '../src/index.js';
 
-checkPluginReadme(new URL('../../README.md', import.meta.url), { name: 'ready', directives: directivesOf(bind, ready, whoami), sections: ['Ready'], minExamples: 2 });
+checkPluginReadme(new URL('../../README.md', import.meta.url), {
+  name: 'ready',
+  directives: directivesOf(bind, ready, whoami),
+  sections: ['Ready'],
+  minExamples: 2,
+  metrics: { corefile: '.:0 {\n bind 127.0.0.1\n ready 127.0.0.1:0\n whoami\n}\n' },
+});

@@ -2,7 +2,7 @@
  * The Corefile fingerprint *reload* compares: SHA-512 of the parsed server blocks serialised
  * as CoreDNS's Go `json.Marshal([]caddyfile.ServerBlock)` does (keys, then per directive every
  * token's File, Line and Text). Hashing parsed tokens rather than bytes means edits to imported
- * files are seen, and edits that change no token are not (spec 3.8).
+ * files are seen, and edits that change no token are not (CoreDNS's plugin/reload).
  */
 import { createHash } from 'node:crypto';
 import { parseCorefile } from '@foghorn/core';

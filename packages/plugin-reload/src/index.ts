@@ -3,15 +3,17 @@
  * contents changed, as CoreDNS's *reload* plugin.
  * @module
  */
+import { definePlugin } from '@foghorn/core';
 import type { PluginDefinition } from '@foghorn/core';
-import { createReload } from './setup.js';
+import { setupWith } from './setup.js';
+import type { ReloadPluginOptions } from './setup.js';
 
-const plugin: PluginDefinition = createReload();
+/** Builds the `reload` plugin; the default export uses CoreDNS's limits. */
+export function createReloadPlugin(options: ReloadPluginOptions = {}): PluginDefinition {
+  return definePlugin({ name: 'reload', setup: setupWith(options) });
+}
+
+const plugin: PluginDefinition = createReloadPlugin();
 export default plugin;
-export { coreDnsLimits, createReload, defaultIntervalMs, defaultJitterMs, parseReload, reloadPeriodMs, setup } from './setup.js';
-export type { CreateReloadOptions, ReloadLimits, ReloadOptions } from './setup.js';
-export { corefileJson, hashCorefile } from './hash.js';
-export { createReloadMetrics } from './metrics.js';
-export type { ReloadMetrics } from './metrics.js';
-export { CorefileWatcher } from './watcher.js';
-export type { WatchedConfig } from './watcher.js';
+export { parseReload } from './setup.js';
+export type { ReloadLimits, ReloadOptions, ReloadPluginOptions } from './setup.js';

@@ -1,4 +1,4 @@
-/** The reload plugin's metrics (spec 3.6): process-wide, no `server` label. */
+/** The reload plugin's metrics (CoreDNS's plugin/reload/metrics.go): process-wide, no `server` label. */
 import { counter, gauge } from '@foghorn/core';
 import type { Counter, Gauge, Registry } from 'prom-client';
 

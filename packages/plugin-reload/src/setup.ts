@@ -2,8 +2,8 @@
  * reload: parsing `reload [INTERVAL] [JITTER]` and attaching the process-wide watcher to the
  * configuration's lifecycle. It adds no handler.
  */
-import { definePlugin, formatDuration, parseDuration } from '@foghorn/core';
-import type { Controller, PluginDefinition } from '@foghorn/core';
+import { durationArg, formatDuration } from '@foghorn/core';
+import type { Controller } from '@foghorn/core';
 import { createReloadMetrics } from './metrics.js';
 import { CorefileWatcher } from './watcher.js';
 import type { WatchedConfig } from './watcher.js';
@@ -19,7 +19,7 @@ export interface ReloadOptions {
 export const defaultIntervalMs = 30_000;
 export const defaultJitterMs = 15_000;
 
-/** The lower bounds CoreDNS enforces; tests of the watcher lower them through {@link createReload}. */
+/** The lower bounds CoreDNS enforces; tests of the watcher lower them through {@link createReloadPlugin}. */
 export interface ReloadLimits {
   /** Smallest INTERVAL accepted (CoreDNS: 2s). */
   readonly minIntervalMs: number;
@@ -39,12 +39,7 @@ export function parseReload(c: Controller, limits: ReloadLimits = coreDnsLimits)
   if (args.length > 2) throw c.argError();
   const duration = (index: number, fallback: number): number => {
     const token = args[index];
-    if (!token) return fallback;
-    try {
-      return parseDuration(token.text);
-    } catch (error) {
-      throw c.error((error as Error).message);
-    }
+    return token ? durationArg(c, token.text) : fallback;
   };
   const intervalMs = duration(0, defaultIntervalMs);
   if (intervalMs < limits.minIntervalMs) {
@@ -68,8 +63,8 @@ export function reloadPeriodMs(options: ReloadOptions, random: () => number = Ma
   return options.intervalMs + Math.floor(random() * options.jitterMs) - options.jitterMs / 2;
 }
 
-/** Options of {@link createReload}. */
-export interface CreateReloadOptions {
+/** Options of {@link setupWith} (and the package's `createReloadPlugin`). */
+export interface ReloadPluginOptions {
   /** Bounds on INTERVAL and JITTER; CoreDNS's by default. */
   readonly limits?: ReloadLimits;
   /** Source of the jitter draw, in [0, 1). */
@@ -78,23 +73,20 @@ export interface CreateReloadOptions {
 
 const sharedKey = '@foghorn/plugin-reload';
 
-/** Builds the `reload` plugin; the default export uses CoreDNS's limits. */
-export function createReload(options: CreateReloadOptions = {}): PluginDefinition {
+/** The setup of `reload` with these limits and jitter source. */
+export function setupWith(options: ReloadPluginOptions = {}): (c: Controller) => void {
   const limits = options.limits ?? coreDnsLimits;
   const random = options.random ?? Math.random;
-  return definePlugin({
-    name: 'reload',
-    setup(c: Controller): void {
-      const parsed = parseReload(c, limits);
-      const watcher = c.shared(sharedKey, () => new CorefileWatcher(c.log, createReloadMetrics(c.registry)));
-      const config: WatchedConfig = { source: c.corefile, periodMs: reloadPeriodMs(parsed, random), requestReload: () => c.requestReload() };
-      c.onStartup(() => watcher.begin(config));
-      c.onRestartFailed(() => watcher.resume(config));
-      c.onShutdown(() => watcher.stop(config.source));
-      c.onFinalShutdown(() => watcher.stop());
-    },
-  });
+  return (c) => {
+    const parsed = parseReload(c, limits);
+    const watcher = c.shared(sharedKey, () => new CorefileWatcher(c.log, createReloadMetrics(c.registry)));
+    const config: WatchedConfig = { source: c.corefile, periodMs: reloadPeriodMs(parsed, random), requestReload: () => c.requestReload() };
+    c.onStartup(() => watcher.begin(config));
+    c.onRestartFailed(() => watcher.resume(config));
+    c.onShutdown(() => watcher.stop(config.source));
+    c.onFinalShutdown(() => watcher.stop());
+  };
 }
 
 /** `reload` with CoreDNS's limits. */
-export const setup: PluginDefinition['setup'] = (c) => createReload().setup(c);
+export const setup: (c: Controller) => void = setupWith();

@@ -1,6 +1,6 @@
 /**
  * The process-wide Corefile watcher. Every period it re-reads the Corefile, hashes its parsed
- * tokens and, when the hash changed, asks the server to reload (spec 3.8). There is one per
+ * tokens and, when the hash changed, asks the server to reload (CoreDNS's plugin/reload). There is one per
  * process whatever the number of blocks saying `reload`; it follows the configuration that is
  * running across reloads, whoever triggered them.
  *

@@ -8,10 +8,11 @@ import { Server } from '@foghorn/core';
 import { captureLog, directivesOf, makeQuery, query, rcodeOf, udpExchange } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
-import { createReload, hashCorefile } from '../src/index.js';
+import { createReloadPlugin } from '../src/index.js';
+import { hashCorefile } from '../src/hash.js';
 
 // CoreDNS's 2s minimum would make every test wait seconds; the watcher is the same code.
-const reload = createReload({ limits: { minIntervalMs: 0, minJitterMs: 0 } });
+const reload = createReloadPlugin({ limits: { minIntervalMs: 0, minJitterMs: 0 } });
 const directives = directivesOf(reload, bind, whoami);
 
 function block(zone: string, extra = '    reload 50ms 20ms\n'): string {
@@ -63,7 +64,7 @@ test('a changed Corefile is picked up and the new configuration serves', async (
   const firstHash = hashCorefile({ path, contents: first });
   assert.deepEqual(lines.filter((l) => l.includes('SHA512')), [`[INFO] plugin/reload: Running configuration SHA512 = ${firstHash}`]);
   assert.equal(rcodeOf(await query({ port: port() }, 'example.net', 'A')), 'REFUSED');
-  // Nothing is set before the first reload attempt (spec 3.6).
+  // Nothing is set before the first reload attempt (CoreDNS's plugin/reload).
   assert.deepEqual(await metric(server, 'coredns_reload_version_info{'), []);
 
   const second = block('example.net');

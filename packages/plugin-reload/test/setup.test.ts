@@ -3,7 +3,9 @@ import { test } from 'node:test';
 import { parseCorefile } from '@foghorn/core';
 import { setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
-import reload, { corefileJson, hashCorefile, parseReload, reloadPeriodMs } from '../src/index.js';
+import reload, { parseReload } from '../src/index.js';
+import { corefileJson, hashCorefile } from '../src/hash.js';
+import { reloadPeriodMs } from '../src/setup.js';
 import type { ReloadOptions } from '../src/index.js';
 
 const good: GoodCase<ReloadOptions>[] = [

@@ -1,8 +1,6 @@
-import { Flags, Rcode, replyTo } from '@foghorn/core';
+import { Flags, MAX_NAME_LENGTH, Rcode, replyTo } from '@foghorn/core';
 import type { Handler, Request, ResponseWriter } from '@foghorn/core';
 import type { Answer, StringAnswer } from 'dns-packet';
-
-const MAX_NAME_OCTETS = 255;
 
 /** The whoami handler: the last link of a chain, it never calls a next handler. */
 export class Whoami implements Handler {
@@ -28,7 +26,7 @@ export class Whoami implements Handler {
     // `_udp.` makes a name of 251 octets or more longer than 255 (RFC 1035 §2.3.4): CoreDNS then
     // fails to pack the reply and sends nothing; the SRV record is left out instead. The question
     // is never compressed, so its wire length is what it spans.
-    reply.additionals = req.questionEnd - 16 + srvName.length - req.qname.length > MAX_NAME_OCTETS ? [address] : [address, srv];
+    reply.additionals = req.questionEnd - 16 + srvName.length - req.qname.length > MAX_NAME_LENGTH ? [address] : [address, srv];
     w.write(reply);
     return Rcode.NOERROR;
   }

@@ -4,17 +4,11 @@
  * @module
  */
 import { definePlugin } from '@foghorn/core';
-import type { Controller, PluginDefinition } from '@foghorn/core';
-import { Whoami } from './handler.js';
-
-/** Parses `whoami` (no arguments, no block) and adds the handler. */
-export function setup(c: Controller): void {
-  while (c.next()) {
-    if (c.nextArg()) throw c.argError();
-  }
-  c.addHandler(() => new Whoami());
-}
+import type { PluginDefinition } from '@foghorn/core';
+import { setup } from './setup.js';
 
 const plugin: PluginDefinition = definePlugin({ name: 'whoami', setup });
 export default plugin;
-export { Whoami };
+export { parseWhoami } from './setup.js';
+// The handler, for programs and benchmarks that end a chain with it.
+export { Whoami } from './handler.js';

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test } from 'node:test';
-import { startKubeApiServer } from '@foghorn/testkit/kube';
-import type { ApiObject } from '@foghorn/testkit/kube';
+import { startKubeApiServer } from '../src/kube/index.js';
+import type { ApiObject } from '../src/kube/index.js';
 
 interface Reply {
   status: number;

@@ -1,24 +1,24 @@
 /**
- * Test upstreams on 127.0.0.1: UDP and TCP (or TLS) on one port, answering, silent, slow,
- * failing, truncating, closing or sending wrong IDs, as each test tells them. Not a test file
- * itself; `node --test` runs it and finds no tests.
+ * A fake DNS upstream on 127.0.0.1: UDP and TCP (or TLS) on one port, doing what each test tells
+ * it per query (answer, stay silent, be slow, fail, truncate, close, send a wrong ID), and
+ * recording what it saw. For plugins that talk to other servers (*forward* and friends).
+ *
+ * @example
+ * const upstream = await upstreamFor(t, (q) => [reply(q, { answers: [rr(`${q.questions[0]!.name}. 5 IN A 192.0.2.1`)] })]);
+ * const server = await startServer(`.:0 {\n bind 127.0.0.1\n forward . ${upstream.address}\n}\n`, { directives });
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
 import tls from 'node:tls';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import type { TestContext } from 'node:test';
-import { directivesOf, startServer } from '@foghorn/testkit';
-import type { TestServer } from '@foghorn/testkit';
-import bind from '@foghorn/plugin-bind';
-import whoami from '@foghorn/plugin-whoami';
-import { createForwardPlugin } from '@foghorn/plugin-forward';
-import type { ForwardRuntime } from '@foghorn/plugin-forward';
+import { Flags } from '@foghorn/core';
 
 export type Decoded = Packet & { id: number; flags: number; questions: NonNullable<Packet['questions']> };
 
-/** What the upstream does with one query: packets to send (in order), or null for silence. */
+/** What the upstream does with one query: packets (or raw bytes) to send in order, or null for silence. */
+
+/** A query as the upstream decoded it. */
 export type Behaviour = (query: Decoded, transport: 'udp' | 'tcp', raw: Buffer) => Packet[] | Buffer[] | null | Promise<Packet[] | Buffer[] | null>;
 
 export interface SeenQuery {
@@ -43,18 +43,20 @@ export interface FakeUpstream {
   readonly udpPorts: Set<number>;
   /** TCP connections accepted so far. */
   connections: number;
+  /** TCP connections open now (a client closing one shows here). */
+  readonly open: number;
   /** Close TCP connections right after each reply. */
   closeAfterReply: boolean;
   close(): Promise<void>;
 }
 
-/** A reply to `query`: its ID and question, RD copied, QR and RA set. */
+/** A reply to `query`: its ID and question, RD copied, QR and RA set, the query's OPT echoed. */
 export function reply(query: Decoded, options: { rcode?: number; tc?: boolean; answers?: Answer[]; id?: number; name?: string } = {}): Packet {
   const q = query.questions[0];
   return {
     type: 'response',
     id: options.id ?? query.id,
-    flags: (query.flags & 0x0100) | 0x8080 | (options.tc ? 0x0200 : 0) | (options.rcode ?? 0),
+    flags: (query.flags & Flags.RD) | Flags.QR | Flags.RA | (options.tc ? Flags.TC : 0) | (options.rcode ?? 0),
     questions: q === undefined ? [] : [{ ...q, name: options.name ?? q.name }],
     answers: options.answers ?? [],
     additionals: (query.additionals ?? []).filter((rr) => rr.type === 'OPT'),
@@ -70,6 +72,7 @@ export function answering(query: Decoded, _transport?: 'udp' | 'tcp', _raw?: Buf
 
 export const silent: Behaviour = () => null;
 
+/** A health probe as *forward* sends it: `. NS` (or `probe.test. NS` for a configured domain). */
 function isProbe(query: Decoded): boolean {
   const q = query.questions[0];
   return q?.type === 'NS' && (q.name === '' || q.name === '.' || q.name === 'probe.test');
@@ -92,6 +95,9 @@ export async function startUpstream(behaviour: Behaviour = answering, tlsOptions
     behaviour,
     udpPorts: new Set(),
     connections: 0,
+    get open() {
+      return sockets.size;
+    },
     closeAfterReply: false,
     close: async () => {
       for (const socket of sockets) socket.destroy();
@@ -169,46 +175,10 @@ export async function startUpstream(behaviour: Behaviour = answering, tlsOptions
   }
 }
 
-/** Waits until `check` holds, polling every 5 ms, or fails after `timeoutMs`. */
-export async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/** Starts Foghorn with `body` then `whoami` in a `.:0` block bound to 127.0.0.1, closed after the test. */
-export async function serve(t: TestContext, body: string, runtime: Partial<ForwardRuntime> = {}): Promise<TestServer> {
-  const server = await startServer(`.:0 {\n bind 127.0.0.1\n ${body}\n whoami\n}\n`, { directives: directivesOf(bind, createForwardPlugin(runtime), whoami) });
-  t.after(() => server.close());
-  return server;
-}
-
 /** Starts an upstream that is closed after the test. */
-export async function upstreamFor(t: TestContext, behaviour: Behaviour = answering, tlsOptions?: tls.TlsOptions): Promise<FakeUpstream> {
+export async function upstreamFor(t: { after(fn: () => unknown): void }, behaviour: Behaviour = answering, tlsOptions?: tls.TlsOptions): Promise<FakeUpstream> {
   const upstream = await startUpstream(behaviour, tlsOptions);
   t.after(() => upstream.close());
   return upstream;
 }
 
-/** The sum of a metric's samples whose labels include `labels` (a histogram's count; 0 when absent). */
-export async function metric(server: TestServer, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const collector = server.server.registry.getSingleMetric(name);
-  if (collector === undefined) return 0;
-  const { values } = await collector.get();
-  let total = 0;
-  for (const sample of values) {
-    // A histogram counts its observations in the `_count` sample.
-    const sampleName = (sample as { metricName?: string }).metricName;
-    if (sampleName !== undefined && sampleName !== name && sampleName !== `${name}_count`) continue;
-    const sampleLabels = sample.labels as Record<string, string | number>;
-    if (Object.entries(labels).every(([k, v]) => String(sampleLabels[k]) === v)) total += sample.value;
-  }
-  return total;
-}
-
-/** Resolves after `ms` milliseconds. */
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -1,0 +1,71 @@
+/**
+ * Helpers for a plugin's `setup`, as CoreDNS has them in plugin/normalize.go, plugin/plugin.go
+ * (`ErrOnce`) and Go's `strconv`/`time` parsers: each reads one argument and throws the error
+ * CoreDNS gives, positioned at the dispenser's current token (`file:line:column`).
+ */
+import { parseDuration } from '@foghorn/corefile';
+import type { CorefileError, Dispenser } from '@foghorn/corefile';
+import { parseServerKey } from './keys.js';
+
+/** CoreDNS's `plugin.ErrOnce` text. */
+export const ERR_ONCE = 'this plugin can only be used once per Server Block';
+
+/** The "only once per Server Block" error at the current token; throw it for a second directive. */
+export function errOnce(c: Dispenser): CorefileError {
+  return c.error(ERR_ONCE);
+}
+
+/** Options of {@link zonesFromArgs}. */
+export interface ZonesFromArgsOptions {
+  /**
+   * Skip an argument that is not a zone instead of failing: what CoreDNS's
+   * `OriginsFromArgsOrServerBlock` does ("silently ignores errors"). Off by default, so a typo
+   * in a zone is a positioned error.
+   */
+  readonly ignoreInvalid?: boolean;
+}
+
+/**
+ * The zones a directive applies to: its arguments normalised as server block keys are (lower
+ * case, fully qualified, `dns://` and a port dropped, a CIDR expanded to its reverse zones), or
+ * the server block's zones when there are none (CoreDNS's `plugin.OriginsFromArgsOrServerBlock`).
+ */
+export function zonesFromArgs(c: Dispenser & { readonly zones: readonly string[] }, args: readonly string[], options: ZonesFromArgsOptions = {}): string[] {
+  if (args.length === 0) return [...c.zones];
+  const zones: string[] = [];
+  for (const arg of args) {
+    try {
+      for (const key of parseServerKey(arg, 53)) zones.push(key.zone);
+    } catch (error) {
+      if (!options.ignoreInvalid) throw c.error((error as Error).message);
+    }
+  }
+  return zones;
+}
+
+/** A Go duration argument (`30s`, `1m30s`) in milliseconds, or Go's `time: invalid duration` error. */
+export function durationArg(c: Dispenser, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    throw c.error((error as Error).message);
+  }
+}
+
+/** A decimal integer argument, or the error text of Go's `strconv.Atoi` that CoreDNS passes on. */
+export function atoi(c: Dispenser, text: string): number {
+  if (!/^[+-]?\d+$/.test(text)) throw c.error(`strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax`);
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw c.error(`strconv.Atoi: parsing ${JSON.stringify(text)}: value out of range`);
+  return value;
+}
+
+/**
+ * A decimal integer argument in `[min, max]`; anything else (not an integer, or out of range) is
+ * `message`, the plugin's own error text.
+ */
+export function integerInRange(c: Dispenser, text: string, min: number, max: number, message: string): number {
+  const value = Number(text);
+  if (!/^[+-]?\d+$/.test(text) || value < min || value > max) throw c.error(message);
+  return value;
+}

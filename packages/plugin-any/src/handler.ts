@@ -1,0 +1,20 @@
+import { nextOrFailure, Rcode, replyTo, rfc8482Hinfo, typeNumber } from '@foghorn/core';
+import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
+
+const TYPE_ANY = typeNumber('ANY');
+
+/** Answers QTYPE=ANY with RFC 8482's one HINFO record; every other query goes on down the chain. */
+export class Any implements Handler {
+  readonly name = 'any';
+
+  constructor(private readonly next: Handler | null) {}
+
+  serveDNS(req: Request, w: ResponseWriter): HandlerResult {
+    if (req.qtype !== TYPE_ANY) return nextOrFailure(this.name, this.next, req, w);
+    // As CoreDNS's any.go: a plain SetReply (no AA), the owner name as the client wrote it.
+    const reply = replyTo(req);
+    reply.answers = [rfc8482Hinfo(req.name)];
+    w.write(reply);
+    return Rcode.NOERROR;
+  }
+}

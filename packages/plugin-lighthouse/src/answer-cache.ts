@@ -1,0 +1,103 @@
+/**
+ * The cache of built answers, one per query type the table answers (A, AAAA, SRV), looked up
+ * by query type through a table rather than a chain of comparisons, so a type the table does
+ * not answer is refused instead of landing in another type's cache.
+ */
+import { TYPE_A, TYPE_AAAA, TYPE_SRV } from '@foghorn/core';
+import type { Entry } from './answer.js';
+import type { Service } from './store.js';
+
+/**
+ * Cached answers per query type (CoreDNS's cache plugin keeps 9,984 per kind by default). An
+ * entry costs a few hundred bytes, a round-robin one about 1 KB with its per-cluster bodies,
+ * so the cache stays within about 10-20 MB however many services there are. Past it, the
+ * oldest entries make room; a miss builds its answer again in a few microseconds.
+ */
+export const cacheCapacity = 10_000;
+
+/**
+ * A service as the table sees it. Cached answers point at the view they were built from; a
+ * change of the service marks the view stale and installs a new one.
+ */
+export interface ServiceView {
+  readonly key: string;
+  readonly service: Service;
+  valid: boolean;
+}
+
+export interface Cached {
+  readonly entry: Entry;
+  readonly view: ServiceView;
+}
+
+/** The record set a name is enumerated into (see names.ts). */
+export type MapName = 'a' | 'aaaa' | 'srv';
+
+/**
+ * The cached entries of one query type. Eviction is first in, first out through a ring of keys
+ * (a Map's own iteration order would walk every deleted slot at its front on each eviction).
+ */
+export class AnswerCache {
+  readonly map = new Map<string, Cached>();
+  private ring: string[] = [];
+  private head = 0;
+
+  constructor(
+    /** Which enumerated names this cache holds. */
+    readonly mapName: MapName,
+    private readonly capacity: number,
+  ) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  set(name: string, cached: Cached): void {
+    if (this.map.has(name)) {
+      // A stale entry replaced: the name keeps its place in the ring.
+      this.map.set(name, cached);
+      return;
+    }
+    if (this.ring.length < this.capacity) {
+      this.ring.push(name);
+    } else {
+      this.map.delete(this.ring[this.head]!);
+      this.ring[this.head] = name;
+      this.head = (this.head + 1) % this.capacity;
+    }
+    this.map.set(name, cached);
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.ring = [];
+    this.head = 0;
+  }
+}
+
+/** One {@link AnswerCache} per answered query type, found by qtype. */
+export class AnswerCaches {
+  private readonly byQtype = new Map<number, AnswerCache>();
+
+  constructor(capacity: number) {
+    this.byQtype.set(TYPE_A, new AnswerCache('a', capacity));
+    this.byQtype.set(TYPE_AAAA, new AnswerCache('aaaa', capacity));
+    this.byQtype.set(TYPE_SRV, new AnswerCache('srv', capacity));
+  }
+
+  /** The cache for `qtype`, or undefined for a type the table does not answer from a cache. */
+  of(qtype: number): AnswerCache | undefined {
+    return this.byQtype.get(qtype);
+  }
+
+  /** Entries cached, stale ones included until evicted. */
+  get size(): number {
+    let size = 0;
+    for (const cache of this.byQtype.values()) size += cache.size;
+    return size;
+  }
+
+  clear(): void {
+    for (const cache of this.byQtype.values()) cache.clear();
+  }
+}

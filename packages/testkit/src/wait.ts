@@ -1,0 +1,54 @@
+/**
+ * Waiting for what a server does in the background (a health check, a watch event, a metric),
+ * without fixed sleeps: poll a check until it holds, or read a metric's value.
+ */
+import type { TestServer } from './index.js';
+
+/**
+ * Resolves once `check` holds: it returns anything but `false` without throwing. Polls every
+ * 5 ms; after `timeoutMs` rejects with the check's last error, or `condition not reached in time`.
+ *
+ * @example
+ * await eventually(() => upstream.probes.length >= 2);
+ * await eventually(async () => assert.equal(rcodeOf(await query(target, 'a.example', 'A')), 'NOERROR'));
+ */
+export async function eventually(check: () => boolean | void | Promise<boolean | void>, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let failure: unknown;
+    try {
+      if ((await check()) !== false) return;
+      failure = new Error('condition not reached in time');
+    } catch (error) {
+      failure = error;
+    }
+    if (Date.now() > deadline) throw failure;
+    await delay(5);
+  }
+}
+
+/** Resolves after `ms` milliseconds: for waiting out a real timer the code under test arms. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The sum of a metric's samples whose labels include `labels`, from the server's registry (a
+ * histogram's observation count; 0 when the metric is not registered).
+ *
+ * @example assert.equal(await metric(server, 'coredns_cache_hits_total', { type: 'success' }), 1);
+ */
+export async function metric(server: TestServer, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const collector = server.server.registry.getSingleMetric(name);
+  if (collector === undefined) return 0;
+  const { values } = await collector.get();
+  let total = 0;
+  for (const sample of values) {
+    // A histogram counts its observations in the `_count` sample.
+    const sampleName = (sample as { metricName?: string }).metricName;
+    if (sampleName !== undefined && sampleName !== name && sampleName !== `${name}_count`) continue;
+    const sampleLabels = sample.labels as Record<string, string | number>;
+    if (Object.entries(labels).every(([k, v]) => String(sampleLabels[k]) === v)) total += sample.value;
+  }
+  return total;
+}
