@@ -6,6 +6,7 @@ set -euo pipefail
 # command → Debian package
 declare -A tools=(
   [kdig]=knot-dnsutils       # DoT, DoH and AXFR clients in the end-to-end tests
+  [dig]=bind9-dnsutils       # BIND's client: AXFR in the file plugin's tests
   [setcap]=libcap2-bin       # the image's node-capability step
   [getcap]=libcap2-bin
   [openssl]=openssl          # test certificates
