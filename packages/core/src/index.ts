@@ -28,13 +28,13 @@ export { encodeReply, packetRcode, Recorder, replyTo, wireRcode } from './respon
 export type { ResponseWriter } from './response.js';
 export { clientWrote, Rcode, rcodeToString } from './rcode.js';
 export type { RcodeName } from './rcode.js';
-export { ConfigError, defineError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError } from './errors.js';
+export { ConfigError, defineError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError, StartupError } from './errors.js';
 export type { ErrorCodeValue, FoghornErrorClass } from './errors.js';
 export { createLogger, stdoutSink } from './logger.js';
 export type { Logger, LogLevel, LogSink } from './logger.js';
-export { atoi, durationArg, ERR_ONCE, errOnce, integerInRange, zonesFromArgs } from './parse.js';
+export { atoi, checkDirectory, durationArg, ERR_ONCE, errOnce, integerInRange, readableFile, zonesFromArgs } from './parse.js';
 export type { ZonesFromArgsOptions } from './parse.js';
-export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones } from './keys.js';
+export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones, serverLabel } from './keys.js';
 export { formatIp, parseIp, to4 } from './ip.js';
 export { buildInstance, Instance } from './instance.js';
 export type { AddressPlan, BuildContext, CorefileSource, DirectiveEntry, HookKind } from './instance.js';
@@ -63,7 +63,7 @@ export { counter, gauge, histogram, registerCollector, registerMetric, slimTimeB
 export type { MetricOptions } from './metrics.js';
 export { EDNS_OPTION_EDE, edeOption, replyOpt } from './edns.js';
 export { goRegExp, regExpGroups } from './goregexp.js';
-export { parseRR } from './rr.js';
+export { formatRR, parseRR } from './rr.js';
 export { lookupVia } from './lookup.js';
 export type { ReplyOptOptions } from './edns.js';
 export { RFC8482_TTL, rfc8482Hinfo } from './rfc8482.js';

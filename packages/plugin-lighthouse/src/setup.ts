@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { errOnce, integerInRange, zonesFromArgs } from '@foghorn/core';
+import { checkDirectory, errOnce, integerInRange, readableFile, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
 import type { KubeConnection } from '@foghorn/kube';
@@ -63,7 +63,8 @@ export function parseLighthouse(c: Controller, env: NodeJS.ProcessEnv = process.
     zones = args.length === 0 ? [] : zonesFromArgs(c, args);
     while (c.nextBlock()) {
       const property = c.val();
-      const args = c.remainingArgs();
+      const argTokens = c.remainingArgTokens();
+      const args = argTokens.map((token) => token.text);
       switch (property) {
         case 'fallthrough':
           fallthrough = args.length === 0 ? ['.'] : zonesFromArgs(c, args);
@@ -76,6 +77,7 @@ export function parseLighthouse(c: Controller, env: NodeJS.ProcessEnv = process.
         }
         case 'kubeconfig':
           if (args.length < 1 || args.length > 2) throw c.argError();
+          readableFile(argTokens[0]!, 'kubeconfig');
           kubeconfig = args[1] === undefined ? { path: args[0]! } : { path: args[0]!, context: args[1] };
           break;
         case 'endpoint':
@@ -85,6 +87,7 @@ export function parseLighthouse(c: Controller, env: NodeJS.ProcessEnv = process.
           break;
         case 'manifests':
           if (args.length !== 1) throw c.argError();
+          checkDirectory(argTokens[0]!, 'manifests directory');
           manifests = args[0]!;
           break;
         case 'cluster_id':
