@@ -1,8 +1,8 @@
 /**
  * What a reply to a (possibly mutated) query must look like, shared by the property tests and
  * `npm run fuzz`. The rules are miekg/dns's accept filter and CoreDNS's server: a reply carries
- * the query's ID, QR set and its opcode; a query the filter rejects gets a header-only FORMERR
- * (or NOTIMP with its question) and nothing else; every reply decodes.
+ * the query's ID, QR set and its opcode; a query the filter rejects gets FORMERR or NOTIMP, with
+ * the question when it was read and nothing else; every reply decodes.
  */
 import dnsPacket from 'dns-packet';
 
@@ -14,8 +14,8 @@ export function replyProblem(query: Uint8Array, reply: Uint8Array): string | und
   if ((reply[2]! & 0x78) !== (query[2]! & 0x78)) return 'reply opcode differs from the query opcode';
   const rcode = reply[3]! & 0x0f;
   const counts = [4, 6, 8, 10].map((at) => (reply[at]! << 8) | reply[at + 1]!);
-  // FORMERR is header-only, as miekg/dns writes it for a message it could not unpack.
-  if (rcode === 1 && counts.some((n, i) => n !== 0 && i !== 3)) return 'FORMERR with records';
+  // FORMERR carries at most the question, as miekg/dns writes it for a message it could not unpack.
+  if (rcode === 1 && (counts[0]! > 1 || counts[1]! + counts[2]! + counts[3]! > 0)) return 'FORMERR with records';
   try {
     dnsPacket.decode(Buffer.from(reply.buffer, reply.byteOffset, reply.length));
   } catch (error) {

@@ -470,12 +470,12 @@ export class Listener {
   }
 }
 
-/** The reply to a query `readQuery` did not accept: none (drop), FORMERR, or NOTIMP with its question. */
+/** The reply to a query `readQuery` did not accept: none (drop), FORMERR or NOTIMP with its question. */
 export function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer | undefined {
   if (verdict === Verdict.Drop) return undefined;
-  if (verdict === Verdict.FormErr) return headerOnlyReply(msg, Rcode.FORMERR);
-  // NOTIMP keeps the question when it could be read.
-  const reply = headerOnlyReply(msg, Rcode.NOTIMP);
+  // Both keep the question when it was read, as miekg/dns's SetRcodeFormatError copies the one it
+  // unpacked before a bad record; the header checks fail before reading it (questionEnd is 12).
+  const reply = headerOnlyReply(msg, verdict === Verdict.FormErr ? Rcode.FORMERR : Rcode.NOTIMP);
   if (header.questionEnd > HEADER_LENGTH && header.questionEnd <= msg.length) {
     const withQuestion = Buffer.concat([reply, msg.subarray(HEADER_LENGTH, header.questionEnd)]);
     withQuestion.writeUInt16BE(1, 4);
