@@ -11,6 +11,7 @@ declare -A tools=(
   [getcap]=libcap2-bin
   [openssl]=openssl          # test certificates
   [git]=git                  # the fresh-clone test
+  [knotd]=knot               # the reference server of the UDP burst (reliability/burst.ts)
 )
 
 missing=()

@@ -16,6 +16,7 @@ import type { HandlerState } from './handler.js';
 import { KubeSource } from './kube-source.js';
 import { ManifestsSource } from './manifests.js';
 import { LighthouseMetrics } from './metrics.js';
+import { ProblemLog } from './problems.js';
 import { SourceRegistry } from './source.js';
 import type { Lease, Source } from './source.js';
 import { ServiceStore } from './store.js';
@@ -174,9 +175,10 @@ export function setup(c: Controller): void {
   c.onStartup(async () => {
     const create = (): Source => {
       const store = new ServiceStore(options.clusterId);
+      const problems = new ProblemLog(c.log, shared.metrics.countInvalid);
       return options.source.kind === 'manifests'
-        ? new ManifestsSource(resolve(options.source.dir), store, c.log)
-        : new KubeSource(store, options.source.connection, c.log, informers);
+        ? new ManifestsSource(resolve(options.source.dir), store, c.log, { problems })
+        : new KubeSource(store, options.source.connection, c.log, informers, process.env, {}, problems);
     };
     lease = await shared.sources.acquire(sourceKey(options), create, c.log);
     const table = new AnswerTable(lease.source.store, {
