@@ -47,6 +47,7 @@ export { cacheMaxAge, defaultHttp2MaxStreams, defaultHttpsMaxConnections, DOH_PA
 export { RouteTable } from './routes.js';
 export type { Route } from './routes.js';
 export { emptyHeader, questionEnd, readName, readQuery, skipName, Verdict } from './wire.js';
+export { compressReply } from './compress.js';
 export * from './constants.js';
 export type { EdnsOption, QueryHeader } from './wire.js';
 export { listenError, listenPort, splitHostPort } from './address.js';
