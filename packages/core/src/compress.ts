@@ -182,10 +182,9 @@ function writeName(compress: boolean): void {
   const stop = pointer >= 0 ? known : labelCount;
   for (let i = 0; i < stop; i++) {
     const label = labels[i]!;
-    const length = input[label]! + 1;
+    const stopAt = label + input[label]! + 1;
     written[i] = pos;
-    out.set(input.subarray(label, label + length), pos);
-    pos += length;
+    for (let b = label; b < stopAt; b++) out[pos++] = input[b]!;
   }
   if (pointer >= 0) {
     out[pos++] = 0xc0 | (pointer >> 8);
@@ -199,7 +198,9 @@ function writeName(compress: boolean): void {
 /** Copies `length` input bytes from `from`. */
 function copy(from: number, length: number): void {
   ensure(length);
-  out.set(input.subarray(from, from + length), pos);
+  // A byte loop beats a subarray view (an allocation) for the few bytes of most copies.
+  if (length > 64) out.set(input.subarray(from, from + length), pos);
+  else for (let b = 0; b < length; b++) out[pos + b] = input[from + b]!;
   pos += length;
 }
 
