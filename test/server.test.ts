@@ -33,6 +33,7 @@ const bulk = definePlugin({
 });
 
 /** A test-only data source: A records for `endpoints.<zone>`, one per endpoint, as a headless service answers. */
+let headlessAnswered = 0;
 const headless = definePlugin({
   name: 'headless',
   setup(c) {
@@ -41,6 +42,7 @@ const headless = definePlugin({
     c.addHandler(() => ({
       name: 'headless',
       serveDNS(req, w) {
+        headlessAnswered++;
         const reply = replyTo(req);
         reply.flags |= Flags.AA;
         reply.answers = Array.from({ length: count }, (_, i): Answer => ({ type: 'A', name: req.name, ttl: 5, data: `10.0.${i >> 8}.${i & 255}` }));
@@ -192,6 +194,22 @@ test('a big reply is compressed before it is cut: as many records get through as
   const tcp = await query(target, `endpoints.${zone}`, 'A', { transport: 'tcp' });
   assert.equal(tcp.flag_tc, false);
   assert.equal(tcp.answers?.length, 100);
+});
+
+test('a cache hit over the client limit is compressed and cut like the reply it stored', async (t) => {
+  const zone = 'headless.default.svc.cluster.local';
+  const server = await startServer(`${zone}:0 {\n    bind 127.0.0.1\n    cache\n    headless 100\n}\n`, { directives: directives() });
+  t.after(() => server.close());
+  const target = { port: server.port() };
+  // The first reply is the plugin's message object, the second the cache's stored wire bytes.
+  const answered = headlessAnswered;
+  for (const round of ['miss', 'hit']) {
+    const reply = decodeReply((await udpExchange(target, makeQuery(`endpoints.${zone}`, 'A')))!);
+    assert.equal(reply.flag_tc, true, round);
+    assert.equal(reply.answers?.length, 28, round);
+  }
+  assert.equal(headlessAnswered, answered + 1, 'the second reply came from the cache');
+  assert.equal((await query(target, `endpoints.${zone}`, 'A', { transport: 'tcp' })).answers?.length, 100);
 });
 
 test('EDNS is echoed only to clients that sent it, with their size and DO bit', async (t) => {
