@@ -10,7 +10,7 @@
  *
  * Which names are compressed follows miekg/dns (types.go, the `cdomain-name` fields): every
  * owner name and question name, and the rdata names of NS, MD, MF, CNAME, SOA, MB, MG, MINFO,
- * MR, PTR and MX. The rdata names of SRV (RFC 2782), DNAME, AFSDB, RT, KX, RP, PX, TALINK,
+ * MR, PTR and MX. The rdata names of SRV (RFC 2782), DNAME, AFSDB, RT, KX, RP, PX, TALINK, LP,
  * RRSIG, SIG and NSEC are written in full but may be pointed at by later names, as miekg's
  * `packDomainName` records them "for future compression". Other rdata is copied as it is.
  * Names match byte for byte (miekg's compression map is keyed by the name as written), so a
@@ -60,6 +60,7 @@ const layouts = new Map<number, NameLayout>([
   [46, { skip: 18, names: 1, compress: false }], // RRSIG: signer
   [47, { skip: 0, names: 1, compress: false }], // NSEC: next name
   [58, { skip: 0, names: 2, compress: false }], // TALINK
+  [107, { skip: 2, names: 1, compress: false }], // LP
 ]);
 
 let out = Buffer.allocUnsafe(4096);
