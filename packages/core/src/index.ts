@@ -51,6 +51,7 @@ export { DEFAULT_MAX_BUFFERED_BYTES, defaultTcpLimits } from './tcp-limits.js';
 export type { TcpLimits } from './tcp-limits.js';
 export type { Route } from './routes.js';
 export { emptyHeader, questionEnd, readName, readQuery, skipName, Verdict } from './wire.js';
+export { compressReply } from './compress.js';
 export * from './constants.js';
 export type { EdnsOption, QueryHeader } from './wire.js';
 export { listenError, listenPort, splitHostPort } from './address.js';

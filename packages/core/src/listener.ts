@@ -74,7 +74,8 @@ export abstract class ReplyWriter implements ResponseWriter {
   }
 
   writeWire(wire: Buffer): number {
-    // Only an oversized wire reply is decoded again, to be truncated like any other.
+    // Only an oversized wire reply is decoded again, to get the scrub's OPT and be compressed and
+    // truncated like any other.
     if (wire.length > this.req.maxResponseSize) return this.write(dnsPacket.decode(wire));
     return this.send(wire);
   }
