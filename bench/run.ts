@@ -12,14 +12,11 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { BenchScenario } from './scenario.js';
+import { cli, cpuSeconds, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
 
-const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
-const cli = fileURLToPath(new URL('../../packages/foghorn/dist/src/cli.js', import.meta.url));
 const queries = Number(process.env['BENCH_QUERIES'] ?? 100_000);
 const window = Number(process.env['BENCH_WINDOW'] ?? 64);
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -36,26 +33,6 @@ interface LoadResult {
   p99ms: number;
 }
 
-function waitForPort(child: ChildProcess, pattern: RegExp): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const collect = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = pattern.exec(output);
-      if (!match) return;
-      // Keep draining the pipes (a log scenario writes a line per query) without keeping them.
-      child.stdout!.off('data', collect);
-      child.stderr!.off('data', collect);
-      child.stdout!.resume();
-      child.stderr!.resume();
-      resolve(Number(match[1]));
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
-
 function runLoad(port: number, name: string, type: string): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [here('./load.js'), String(port), String(queries), String(window), name, type]);
@@ -63,19 +40,6 @@ function runLoad(port: number, name: string, type: string): Promise<LoadResult> 
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as LoadResult) : reject(new Error(`load exited with ${code}`))));
   });
-}
-
-/** Linux's USER_HZ: /proc/PID/stat counts CPU time in these ticks. */
-const TICKS_PER_SECOND = 100;
-
-/** CPU seconds (user + system) a process has used, from /proc; NaN where there is none. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return NaN;
-  }
 }
 
 /**
@@ -106,10 +70,7 @@ function line(title: string, result: LoadResult, extra = ''): string {
 }
 
 const wanted = process.argv.slice(2);
-const modules = readdirSync(here('.'))
-  .filter((file) => /^scenario-.+\.js$/.test(file))
-  .filter((file) => wanted.length === 0 || wanted.includes(file.slice('scenario-'.length, -'.js'.length)))
-  .sort((a, b) => (a === 'scenario-whoami.js' ? -1 : b === 'scenario-whoami.js' ? 1 : a.localeCompare(b)));
+const names = scenarioNames().filter((name) => wanted.length === 0 || wanted.includes(name));
 
 const dir = mkdtempSync(join(tmpdir(), 'foghorn-bench-'));
 try {
@@ -117,14 +78,14 @@ try {
   const naiveChild = spawn(process.execPath, [here('./naive-responder.js')]);
   const naive = await measure(naiveChild, waitForPort(naiveChild, /PORT (\d+)/), 'bench.example.org', 'A');
   console.log(line('naive dgram + dns-packet', naive));
-  for (const file of modules) {
-    const scenario = ((await import(here(`./${file}`))) as { default: BenchScenario }).default;
+  for (const name of names) {
+    const scenario = await loadScenario(name);
     const setup = await scenario.setup();
     try {
-      const corefile = join(dir, `Corefile-${file}`);
+      const corefile = join(dir, `Corefile-${name}`);
       writeFileSync(corefile, setup.corefile);
       const child = spawn(process.execPath, [cli, '-conf', corefile]);
-      const result = await measure(child, waitForPort(child, /:(\d+) on 127\.0\.0\.1$/m), setup.queryName, setup.queryType);
+      const result = await measure(child, waitForPort(child, foghornListening), setup.queryName, setup.queryType);
       const ratio = result.qps / naive.qps;
       const cpuRatio = Number.isNaN(result.cpuUsPerQuery) ? '' : `, cpu ratio ${(naive.cpuUsPerQuery / result.cpuUsPerQuery).toFixed(2)}`;
       console.log(line(scenario.title, result, `   qps ratio ${ratio.toFixed(2)}${cpuRatio} (target >= ${scenario.targetRatio})`));
