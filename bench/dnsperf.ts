@@ -23,7 +23,9 @@
  * `npm run bench:dnsperf -- whoami forward`. `workers` is whoami under `-workers 2`, and
  * `kubernetes` needs a scenario-kubernetes module: each runs when Foghorn has it.
  * Environment: BENCH_SECONDS (per round, default 5), BENCH_ROUNDS (default 3), BENCH_TAIL_QPS,
- * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_PEERS (comma-separated names).
+ * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_PEERS (comma-separated names:
+ * raw, naive, dns2, miekg, knot, unbound, relay), BENCH_CPU_PROF (a directory: Foghorn runs under
+ * `node --cpu-prof` and leaves `foghorn-<scenario>.cpuprofile` there).
  * It is a benchmark: nothing here asserts a time.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -45,6 +47,7 @@ const tailSeconds = Number(env['BENCH_TAIL_SECONDS'] ?? 5);
 const serverCpus = env['BENCH_SERVER_CPUS'] ?? '0';
 const clientCpus = env['BENCH_CLIENT_CPUS'] ?? '1';
 const onlyPeers = env['BENCH_PEERS']?.split(',');
+const cpuProfileDir = env['BENCH_CPU_PROF'];
 /** The issue's scenario list, in its order; `workers` and `kubernetes` are checked for below. */
 const defaultScenarios = ['whoami', 'lighthouse', 'kubernetes', 'cache', 'forward', 'corefile-example', 'workers'];
 
@@ -73,6 +76,8 @@ interface RunResult {
   p999Ms: number;
   /** Server CPU (user + system) per completed query, µs. */
   cpuUs: number;
+  /** dnsperf's response-code line, e.g. `NOERROR 90 (90.00%), NXDOMAIN 10 (10.00%)`. */
+  codes: string;
 }
 
 const median = (values: number[]): number => {
@@ -235,8 +240,9 @@ async function foghorn(setup: ScenarioSetup, dir: string, name: string, args: re
   const statsFile = join(dir, `loop-stats-${name}.json`);
   writeFileSync(corefile, setup.corefile);
   const preload = pathToFileURL(here('./peers/loop-stats.js')).href;
+  const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=foghorn-${name}.cpuprofile`] : [];
   // cwd: the repository, where Corefile.example's relative paths point.
-  const child = pinned(process.execPath, ['--import', preload, cli, '-conf', corefile, ...args], { FOGHORN_BENCH_STATS: statsFile }, here('../..'));
+  const child = pinned(process.execPath, [...profile, '--import', preload, cli, '-conf', corefile, ...args], { FOGHORN_BENCH_STATS: statsFile }, here('../..'));
   const port = await waitForPort(child, foghornListening);
   const loopStats = async (): Promise<LoopStats | undefined> => {
     rmSync(statsFile, { force: true });
@@ -285,6 +291,7 @@ async function dnsperf(server: Server, queryFile: string, args: readonly string[
     p99Ms: at(0.99),
     p999Ms: at(0.999),
     cpuUs: (cpu * 1e6) / completed,
+    codes: /Response codes:\s+(.*)/.exec(text)?.[1] ?? '',
   };
 }
 
@@ -335,8 +342,18 @@ function plannedRuns(): Array<{ label: string; module: string; args: string[] }>
   return runs;
 }
 
-function stop(servers: Server[]): void {
-  for (const server of servers) server.process.kill('SIGKILL');
+/** SIGTERM first, so a profiled Foghorn shuts down cleanly and writes its profile. */
+async function stop(servers: Server[]): Promise<void> {
+  await Promise.all(
+    servers.map(async ({ process: child }) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'foghorn-dnsperf-'));
@@ -371,13 +388,13 @@ try {
         for (const server of servers) {
           const result = await dnsperf(server, queryFile, ['-l', String(roundSeconds)], dir);
           results.get(server)!.push(result);
-          console.error(`${run.label} round ${round + 1}: ${server.name} ${fmt(result.qps, 0)} qps, ${fmt(result.cpuUs, 1)} µs/q, lost ${result.lost}`);
+          console.error(`${run.label} round ${round + 1}: ${server.name} ${fmt(result.qps, 0)} qps, ${fmt(result.cpuUs, 1)} µs/q, lost ${result.lost}; ${result.codes}`);
         }
       }
       const medians = servers.map((server): Row => {
         const all = results.get(server)!;
-        const pick = (key: keyof RunResult): number => median(all.map((result) => result[key]));
-        const result: RunResult = { qps: pick('qps'), completed: pick('completed'), lost: pick('lost'), p50Ms: pick('p50Ms'), p99Ms: pick('p99Ms'), p999Ms: pick('p999Ms'), cpuUs: pick('cpuUs') };
+        const pick = (key: Exclude<keyof RunResult, 'codes'>): number => median(all.map((result) => result[key]));
+        const result: RunResult = { qps: pick('qps'), completed: pick('completed'), lost: pick('lost'), p50Ms: pick('p50Ms'), p99Ms: pick('p99Ms'), p999Ms: pick('p999Ms'), cpuUs: pick('cpuUs'), codes: all[0]!.codes };
         return { scenario: run.label, server: server.name, result };
       });
       if (tailSeconds > 0) {
@@ -392,7 +409,7 @@ try {
       for (const row of medians.slice(1)) row.ratio = { qps: own.qps / row.result.qps, cpu: row.result.cpuUs / own.cpuUs };
       rows.push(...medians);
     } finally {
-      stop(servers);
+      await stop(servers);
       await setup.cleanup();
     }
   }
