@@ -325,7 +325,7 @@ function table(rows: Row[]): string {
 }
 
 const foghornHelp = spawnSync(process.execPath, [cli, '-help'], { encoding: 'utf8' });
-const hasFlag = (flag: string): boolean => `${foghornHelp.stdout}${foghornHelp.stderr}`.includes(`-${flag} `);
+const hasFlag = (flag: string): boolean => new RegExp(`^\\s+-${flag}\\b`, 'm').test(`${foghornHelp.stdout}${foghornHelp.stderr}`);
 
 /** The runs asked for: a scenario module, Foghorn's extra arguments, and the label. */
 function plannedRuns(): Array<{ label: string; module: string; args: string[] }> {
