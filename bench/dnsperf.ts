@@ -334,6 +334,8 @@ function plannedRuns(): Array<{ label: string; module: string; args: string[] }>
   const runs: Array<{ label: string; module: string; args: string[] }> = [];
   for (const name of wanted.length ? wanted : defaultScenarios) {
     if (name === 'workers') {
+      // Pinned like every server: give BENCH_SERVER_CPUS two cores (on a machine with three or
+      // more) to see the workers scale rather than share one core.
       if (hasFlag('workers')) runs.push({ label: 'whoami, -workers 2', module: 'whoami', args: ['-workers', '2'] });
       else console.error('skipped workers: Foghorn has no -workers flag yet');
     } else if (modules.has(name)) runs.push({ label: name, module: name, args: [] });
