@@ -56,8 +56,8 @@ interface Server {
   readonly name: string;
   readonly port: number;
   readonly process: ChildProcess;
-  /** Event-loop delay and GC pauses over a run (Foghorn only): call before and after. */
-  readonly loopStats?: () => Promise<LoopStats | undefined>;
+  /** Event-loop delay and GC pauses (Foghorn only): `start` before a run, `read` after it. */
+  readonly loopStats?: { start(): void; read(): Promise<LoopStats | undefined> };
 }
 
 interface LoopStats {
@@ -244,11 +244,15 @@ async function foghorn(setup: ScenarioSetup, dir: string, name: string, args: re
   // cwd: the repository, where Corefile.example's relative paths point.
   const child = pinned(process.execPath, [...profile, '--import', preload, cli, '-conf', corefile, ...args], { FOGHORN_BENCH_STATS: statsFile }, here('../..'));
   const port = await waitForPort(child, foghornListening);
-  const loopStats = async (): Promise<LoopStats | undefined> => {
-    rmSync(statsFile, { force: true });
-    child.kill('SIGUSR2');
-    for (let i = 0; i < 50 && !existsSync(statsFile); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    return existsSync(statsFile) ? (JSON.parse(readFileSync(statsFile, 'utf8')) as LoopStats) : undefined;
+  // loop-stats.ts starts measuring at the first SIGUSR2 and writes the file at each later one.
+  const loopStats = {
+    start: (): void => void child.kill('SIGUSR2'),
+    read: async (): Promise<LoopStats | undefined> => {
+      rmSync(statsFile, { force: true });
+      child.kill('SIGUSR2');
+      for (let i = 0; i < 50 && !existsSync(statsFile); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      return existsSync(statsFile) ? (JSON.parse(readFileSync(statsFile, 'utf8')) as LoopStats) : undefined;
+    },
   };
   return { name: `Foghorn${args.length ? ` ${args.join(' ')}` : ''}`, port, process: child, loopStats };
 }
@@ -401,9 +405,9 @@ try {
       });
       if (tailSeconds > 0) {
         for (const [i, server] of servers.entries()) {
-          await server.loopStats?.(); // starts measuring
+          server.loopStats?.start();
           medians[i]!.tail = await dnsperf(server, queryFile, ['-l', String(tailSeconds), '-Q', String(tailQps)], dir);
-          const loop = await server.loopStats?.();
+          const loop = await server.loopStats?.read();
           if (loop) medians[i]!.loop = loop;
         }
       }
