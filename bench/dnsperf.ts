@@ -36,7 +36,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dnsPacket from 'dns-packet';
-import { cli, cpuSeconds, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
+import { cli, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
+import { cpuSeconds } from './proc.js';
 import type { ScenarioSetup } from './scenario.js';
 
 const env = process.env;
@@ -154,7 +155,8 @@ async function miekgPeer(): Promise<Server> {
 function wildcardZone(origin: string): string {
   return `$ORIGIN ${origin}.\n$TTL 0\n@ SOA ns hostmaster 1 3600 600 86400 0\n@ NS ns\nns A 127.0.0.1\n* A 127.0.0.1\n`;
 }
-const zones = ['example.org', 'clusterset.local'];
+/** The zones the scenarios ask about (kubernetes: cluster.local); unbound would recurse for others. */
+const zones = ['example.org', 'clusterset.local', 'cluster.local'];
 
 async function knotPeer(dir: string): Promise<Server> {
   const port = await freePort();

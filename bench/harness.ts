@@ -1,9 +1,9 @@
 /**
  * What both benchmark runners share: where the Foghorn CLI is, the scenario modules beside this
- * file, waiting for a server's port, and a process's CPU time from /proc.
+ * file, and waiting for a server's port (a process's CPU time is in proc.ts).
  */
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BenchScenario } from './scenario.js';
 
@@ -34,19 +34,6 @@ export function waitForPort(child: ChildProcess, pattern: RegExp): Promise<numbe
     child.stderr!.on('data', collect);
     child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
   });
-}
-
-/** Linux's USER_HZ: /proc/PID/stat counts CPU time in these ticks. */
-const TICKS_PER_SECOND = 100;
-
-/** CPU seconds (user + system) a process has used, from /proc; NaN where there is none. */
-export function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return NaN;
-  }
 }
 
 /** The names of the `scenario-<name>.js` modules beside this file, whoami first. */

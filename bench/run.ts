@@ -15,7 +15,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli, cpuSeconds, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
+import { cli, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
+import { cpuSeconds } from './proc.js';
 
 const queries = Number(process.env['BENCH_QUERIES'] ?? 100_000);
 const window = Number(process.env['BENCH_WINDOW'] ?? 64);
