@@ -12,15 +12,12 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cli, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
 import { cpuSeconds } from './proc.js';
-import type { BenchScenario } from './scenario.js';
 
-const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
-const cli = fileURLToPath(new URL('../../packages/foghorn/dist/src/cli.js', import.meta.url));
 const queries = Number(process.env['BENCH_QUERIES'] ?? 100_000);
 const window = Number(process.env['BENCH_WINDOW'] ?? 64);
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -35,26 +32,6 @@ interface LoadResult {
   qps: number;
   p50ms: number;
   p99ms: number;
-}
-
-function waitForPort(child: ChildProcess, pattern: RegExp): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const collect = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = pattern.exec(output);
-      if (!match) return;
-      // Keep draining the pipes (a log scenario writes a line per query) without keeping them.
-      child.stdout!.off('data', collect);
-      child.stderr!.off('data', collect);
-      child.stdout!.resume();
-      child.stderr!.resume();
-      resolve(Number(match[1]));
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
 }
 
 function runLoad(port: number, name: string, type: string): Promise<LoadResult> {
@@ -94,10 +71,7 @@ function line(title: string, result: LoadResult, extra = ''): string {
 }
 
 const wanted = process.argv.slice(2);
-const modules = readdirSync(here('.'))
-  .filter((file) => /^scenario-.+\.js$/.test(file))
-  .filter((file) => wanted.length === 0 || wanted.includes(file.slice('scenario-'.length, -'.js'.length)))
-  .sort((a, b) => (a === 'scenario-whoami.js' ? -1 : b === 'scenario-whoami.js' ? 1 : a.localeCompare(b)));
+const names = scenarioNames().filter((name) => wanted.length === 0 || wanted.includes(name));
 
 const dir = mkdtempSync(join(tmpdir(), 'foghorn-bench-'));
 try {
@@ -105,14 +79,14 @@ try {
   const naiveChild = spawn(process.execPath, [here('./naive-responder.js')]);
   const naive = await measure(naiveChild, waitForPort(naiveChild, /PORT (\d+)/), 'bench.example.org', 'A');
   console.log(line('naive dgram + dns-packet', naive));
-  for (const file of modules) {
-    const scenario = ((await import(here(`./${file}`))) as { default: BenchScenario }).default;
+  for (const name of names) {
+    const scenario = await loadScenario(name);
     const setup = await scenario.setup();
     try {
-      const corefile = join(dir, `Corefile-${file}`);
+      const corefile = join(dir, `Corefile-${name}`);
       writeFileSync(corefile, setup.corefile);
       const child = spawn(process.execPath, [cli, '-conf', corefile]);
-      const result = await measure(child, waitForPort(child, /:(\d+) on 127\.0\.0\.1$/m), setup.queryName, setup.queryType);
+      const result = await measure(child, waitForPort(child, foghornListening), setup.queryName, setup.queryType);
       const ratio = result.qps / naive.qps;
       const cpuRatio = Number.isNaN(result.cpuUsPerQuery) ? '' : `, cpu ratio ${(naive.cpuUsPerQuery / result.cpuUsPerQuery).toFixed(2)}`;
       console.log(line(scenario.title, result, `   qps ratio ${ratio.toFixed(2)}${cpuRatio} (target >= ${scenario.targetRatio})`));

@@ -53,6 +53,7 @@ const scenario: BenchScenario = {
       corefile: `.:0 {\n    bind 127.0.0.1\n    forward . 127.0.0.1:${upstream.port}\n}\n`,
       queryName: 'bench.example.org',
       queryType: 'A',
+      upstreamPort: upstream.port,
       cleanup: () => upstream.close(),
     };
   },

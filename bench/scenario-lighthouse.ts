@@ -19,6 +19,16 @@ export function writeClusterset(dir: string, count: number): void {
   syntheticClusters.forEach((cluster, c) => writeFileSync(join(dir, `${cluster}.json`), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: slices[c] })));
 }
 
+/**
+ * A query for each of `count` services in turn (ClusterSetIP and headless alike), every tenth
+ * one for a service nobody exports (NXDOMAIN), as a client population would ask.
+ */
+function clustersetQueries(count: number): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) lines.push(`${i % 10 === 9 ? 'missing' : 'svc'}${i}.ns${i % 100}.svc.clusterset.local A`);
+  return lines;
+}
+
 const scenario: BenchScenario = {
   title: `foghorn lighthouse (${services.toLocaleString('en')} services, 3 clusters, round robin)`,
   targetRatio: 1.2,
@@ -29,6 +39,7 @@ const scenario: BenchScenario = {
       corefile: `clusterset.local:0 {\n    bind 127.0.0.1\n    lighthouse {\n        manifests ${dir}\n    }\n}\n`,
       queryName: `svc4321.ns21.svc.clusterset.local`,
       queryType: 'A',
+      queries: clustersetQueries(services),
       cleanup: () => {
         rmSync(dir, { recursive: true, force: true });
         return Promise.resolve();

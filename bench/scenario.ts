@@ -1,7 +1,7 @@
 /**
  * A benchmark scenario: a Corefile for Foghorn (listening on 127.0.0.1 port 0) and the query the
  * load generator repeats. `run.ts` measures every `scenario-*.js` module next to the naive
- * responder in the same run. A scenario module's default export is a {@link BenchScenario}.
+ * responder in the same run; `dnsperf.ts` measures some of them with dnsperf next to its peers. A scenario module's default export is a {@link BenchScenario}.
  */
 export interface ScenarioSetup {
   /** Corefile text; its first server block must listen on 127.0.0.1 with port 0. */
@@ -9,6 +9,16 @@ export interface ScenarioSetup {
   /** Name and type the load generator asks for. */
   readonly queryName: string;
   readonly queryType: string;
+  /**
+   * The queries `npm run bench:dnsperf` cycles through, one `name type` per line (dnsperf's
+   * input format); without it, `queryName queryType` alone.
+   */
+  readonly queries?: readonly string[];
+  /**
+   * Where a forwarding scenario's upstream listens on 127.0.0.1: bench:dnsperf points its
+   * relay peers at it, so the comparison is proxying against proxying.
+   */
+  readonly upstreamPort?: number;
   /** Stops whatever `setup` started (an upstream, a test API server). */
   cleanup(): Promise<void>;
 }

@@ -1,0 +1,430 @@
+/**
+ * `npm run bench:dnsperf`: Foghorn against other DNS servers under Debian's `dnsperf`, the load
+ * generator operators use. Next to `npm run bench` (our own Node load generator against the naive
+ * responder), this one measures with a client we did not write and compares with peers:
+ *
+ * - raw: a dgram server answering canned bytes with only the ID patched (the Node UDP ceiling);
+ * - naive: dgram + dns-packet decode, build, encode (`naive-responder.ts`);
+ * - dns2: the npm `dns2` package's UDP server;
+ * - miekg: a Go whoami on miekg/dns (the library CoreDNS is built on), built here from
+ *   Debian's sources;
+ * - knot, unbound: when installed, answering from a zone with a wildcard;
+ * - relay: for forwarding scenarios instead of the above, a dgram relay that rewrites the ID and
+ *   maps the upstream's reply back without decoding.
+ *
+ * Every server runs pinned to BENCH_SERVER_CPUS (default core 0) and dnsperf to BENCH_CLIENT_CPUS
+ * (default core 1). Rounds are interleaved (round 1 of every server, then round 2, …) so a change
+ * in the machine's load touches them all alike; each figure is the median over the rounds. A
+ * steady-rate run (BENCH_TAIL_QPS, default 10,000 QPS) then gives the tail: p99 and p99.9, and
+ * for Foghorn the event loop's delay and GC pauses seen from inside (bench/peers/loop-stats.ts,
+ * preloaded; the product has no such code).
+ *
+ * Scenarios are the `scenario-*.js` modules `npm run bench` uses; pass names to run some:
+ * `npm run bench:dnsperf -- whoami forward`. `workers` is whoami under `-workers 2`, and
+ * `kubernetes` needs a scenario-kubernetes module: each runs when Foghorn has it.
+ * Environment: BENCH_SECONDS (per round, default 5), BENCH_ROUNDS (default 3), BENCH_TAIL_QPS,
+ * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_PEERS (comma-separated names:
+ * raw, naive, dns2, miekg, knot, unbound, relay), BENCH_CPU_PROF (a directory: Foghorn runs under
+ * `node --cpu-prof` and leaves `foghorn-<scenario>.cpuprofile` there).
+ * It is a benchmark: nothing here asserts a time.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import dgram from 'node:dgram';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import dnsPacket from 'dns-packet';
+import { cli, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
+import { cpuSeconds } from './proc.js';
+import type { ScenarioSetup } from './scenario.js';
+
+const env = process.env;
+const roundSeconds = Number(env['BENCH_SECONDS'] ?? 5);
+const rounds = Number(env['BENCH_ROUNDS'] ?? 3);
+const tailQps = Number(env['BENCH_TAIL_QPS'] ?? 10_000);
+const tailSeconds = Number(env['BENCH_TAIL_SECONDS'] ?? 5);
+const serverCpus = env['BENCH_SERVER_CPUS'] ?? '0';
+const clientCpus = env['BENCH_CLIENT_CPUS'] ?? '1';
+const onlyPeers = env['BENCH_PEERS']?.split(',');
+const cpuProfileDir = env['BENCH_CPU_PROF'];
+/** The issue's scenario list, in its order; `workers` and `kubernetes` are checked for below. */
+const defaultScenarios = ['whoami', 'lighthouse', 'kubernetes', 'cache', 'forward', 'corefile-example', 'workers'];
+
+/** A server under test, listening on 127.0.0.1:port. */
+interface Server {
+  readonly name: string;
+  readonly port: number;
+  readonly process: ChildProcess;
+  /** Event-loop delay and GC pauses (Foghorn only): `start` before a run, `read` after it. */
+  readonly loopStats?: { start(): void; read(): Promise<LoopStats | undefined> };
+}
+
+interface LoopStats {
+  loopP50Ms: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+  gc: { count: number; totalMs: number; maxMs: number };
+}
+
+interface RunResult {
+  qps: number;
+  completed: number;
+  lost: number;
+  p50Ms: number;
+  p99Ms: number;
+  p999Ms: number;
+  /** Server CPU (user + system) per completed query, µs. */
+  cpuUs: number;
+  /** dnsperf's response-code line, e.g. `NOERROR 90 (90.00%), NXDOMAIN 10 (10.00%)`. */
+  codes: string;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+};
+
+/** Starts `command` pinned to the server cores. */
+function pinned(command: string, args: readonly string[], extraEnv: Record<string, string> = {}, cwd?: string): ChildProcess {
+  // taskset execs the command, so the child's pid is the server's (its /proc CPU time).
+  return spawn('taskset', ['-c', serverCpus, command, ...args], { env: { ...env, ...extraEnv }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A free UDP port on 127.0.0.1 for servers that cannot be told to pick one (knot, unbound). */
+function freePort(): Promise<number> {
+  const socket = dgram.createSocket('udp4');
+  return new Promise((resolve) =>
+    socket.bind(0, '127.0.0.1', () => {
+      const { port } = socket.address();
+      socket.close(() => resolve(port));
+    }),
+  );
+}
+
+/** Resolves once 127.0.0.1:port answers a query over UDP (or rejects after ~10 s). */
+async function answers(port: number, child: ChildProcess): Promise<void> {
+  const socket = dgram.createSocket('udp4');
+  const query = dnsPacket.encode({ type: 'query', id: 1, questions: [{ type: 'A', name: 'bench.example.org', class: 'IN' }] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let tries = 0;
+      const timer = setInterval(() => {
+        if (child.exitCode !== null || ++tries > 100) {
+          clearInterval(timer);
+          reject(new Error(`no answer on port ${port} (exit code ${child.exitCode})`));
+        } else socket.send(query, port, '127.0.0.1');
+      }, 100);
+      socket.on('message', () => {
+        clearInterval(timer);
+        resolve();
+      });
+      socket.bind(0, '127.0.0.1');
+    });
+  } finally {
+    socket.close();
+  }
+}
+
+async function nodePeer(name: string, script: string, args: string[] = []): Promise<Server> {
+  const child = pinned(process.execPath, [here(script), ...args]);
+  return { name, port: await waitForPort(child, /PORT (\d+)/), process: child };
+}
+
+/** The Go peer, built (once per source change) into a cache directory outside the repository. */
+async function miekgPeer(): Promise<Server> {
+  const source = here('../peers/miekg-whoami');
+  const cache = join(tmpdir(), 'foghorn-bench-go');
+  const binary = join(cache, 'miekg-whoami');
+  mkdirSync(cache, { recursive: true });
+  if (!existsSync(binary) || statSync(binary).mtimeMs < statSync(join(source, 'main.go')).mtimeMs) {
+    // GOPATH mode against Debian's golang-github-miekg-dns-dev: no module proxy is needed.
+    const build = spawnSync('go', ['build', '-o', binary, 'main.go'], {
+      cwd: source,
+      env: { ...env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: join(cache, 'build-cache') },
+      encoding: 'utf8',
+    });
+    if (build.status !== 0) throw new Error(`go build failed: ${build.error?.message ?? build.stderr}`);
+  }
+  const child = pinned(binary, []);
+  return { name: 'miekg/dns (Go)', port: await waitForPort(child, /PORT (\d+)/), process: child };
+}
+
+/** Zone text answering every name under `origin` with 127.0.0.1 through a wildcard. */
+function wildcardZone(origin: string): string {
+  return `$ORIGIN ${origin}.\n$TTL 0\n@ SOA ns hostmaster 1 3600 600 86400 0\n@ NS ns\nns A 127.0.0.1\n* A 127.0.0.1\n`;
+}
+/** The zones the scenarios ask about (kubernetes: cluster.local); unbound would recurse for others. */
+const zones = ['example.org', 'clusterset.local', 'cluster.local'];
+
+async function knotPeer(dir: string): Promise<Server> {
+  const port = await freePort();
+  const home = mkdtempSync(join(dir, 'knot-'));
+  for (const zone of zones) writeFileSync(join(home, `${zone}.zone`), wildcardZone(zone));
+  writeFileSync(
+    join(home, 'knot.conf'),
+    [
+      'server:',
+      `    rundir: ${home}`,
+      `    listen: 127.0.0.1@${port}`,
+      '    udp-workers: 1',
+      '    tcp-workers: 1',
+      '    background-workers: 1',
+      'database:',
+      `    storage: ${home}`,
+      'log:',
+      '  - target: stderr',
+      '    any: error',
+      'zone:',
+      ...zones.flatMap((zone) => [`  - domain: ${zone}`, `    file: ${join(home, `${zone}.zone`)}`]),
+      '',
+    ].join('\n'),
+  );
+  const child = pinned('knotd', ['-c', join(home, 'knot.conf')]);
+  child.stdout!.resume();
+  child.stderr!.resume();
+  await answers(port, child);
+  return { name: 'knot', port, process: child };
+}
+
+async function unboundPeer(dir: string): Promise<Server> {
+  const port = await freePort();
+  const home = mkdtempSync(join(dir, 'unbound-'));
+  writeFileSync(
+    join(home, 'unbound.conf'),
+    [
+      'server:',
+      `    interface: 127.0.0.1@${port}`,
+      '    do-ip6: no',
+      '    do-tcp: no',
+      '    num-threads: 1',
+      '    do-daemonize: no',
+      '    use-syslog: no',
+      '    chroot: ""',
+      '    username: ""',
+      `    directory: "${home}"`,
+      `    pidfile: "${join(home, 'unbound.pid')}"`,
+      '    access-control: 127.0.0.0/8 allow',
+      ...zones.flatMap((zone) => [`    local-zone: "${zone}." redirect`, `    local-data: "${zone}. 0 IN A 127.0.0.1"`]),
+      'remote-control:',
+      '    control-enable: no',
+      '',
+    ].join('\n'),
+  );
+  const child = pinned('unbound', ['-d', '-c', join(home, 'unbound.conf')]);
+  child.stdout!.resume();
+  child.stderr!.resume();
+  await answers(port, child);
+  return { name: 'unbound', port, process: child };
+}
+
+const installed = (command: string): boolean => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+
+/** The peers for a scenario: forwarding ones get the relay, answering ones the rest. */
+function peersFor(setup: ScenarioSetup, dir: string): Array<[string, () => Promise<Server>]> {
+  const all: Array<[string, () => Promise<Server>]> =
+    setup.upstreamPort === undefined
+      ? [
+          ['raw', () => nodePeer('raw dgram (canned reply)', './peers/raw-responder.js')],
+          ['naive', () => nodePeer('naive dgram + dns-packet', './naive-responder.js')],
+          ['dns2', () => nodePeer('dns2 (npm)', './peers/dns2-responder.js')],
+          ['miekg', miekgPeer],
+          ...(installed('knotd') ? [['knot', () => knotPeer(dir)] as [string, () => Promise<Server>]] : []),
+          ...(installed('unbound') ? [['unbound', () => unboundPeer(dir)] as [string, () => Promise<Server>]] : []),
+        ]
+      : [['relay', () => nodePeer('naive dgram relay', './peers/naive-relay.js', [String(setup.upstreamPort)])]];
+  return all.filter(([name]) => !onlyPeers || onlyPeers.includes(name));
+}
+
+async function foghorn(setup: ScenarioSetup, dir: string, name: string, args: readonly string[]): Promise<Server> {
+  const corefile = join(dir, `Corefile-${name}`);
+  const statsFile = join(dir, `loop-stats-${name}.json`);
+  writeFileSync(corefile, setup.corefile);
+  const preload = pathToFileURL(here('./peers/loop-stats.js')).href;
+  const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=foghorn-${name}.cpuprofile`] : [];
+  // cwd: the repository, where Corefile.example's relative paths point.
+  const child = pinned(process.execPath, [...profile, '--import', preload, cli, '-conf', corefile, ...args], { FOGHORN_BENCH_STATS: statsFile }, here('../..'));
+  const port = await waitForPort(child, foghornListening);
+  // loop-stats.ts starts measuring at the first SIGUSR2 and writes the file at each later one.
+  const loopStats = {
+    start: (): void => void child.kill('SIGUSR2'),
+    read: async (): Promise<LoopStats | undefined> => {
+      rmSync(statsFile, { force: true });
+      child.kill('SIGUSR2');
+      for (let i = 0; i < 50 && !existsSync(statsFile); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      return existsSync(statsFile) ? (JSON.parse(readFileSync(statsFile, 'utf8')) as LoopStats) : undefined;
+    },
+  };
+  return { name: `Foghorn${args.length ? ` ${args.join(' ')}` : ''}`, port, process: child, loopStats };
+}
+
+/** One dnsperf run (pinned to the client cores) against a server; `-v` gives every latency. */
+async function dnsperf(server: Server, queryFile: string, args: readonly string[], dir: string): Promise<RunResult> {
+  const outFile = join(dir, 'dnsperf.out');
+  const out = openSync(outFile, 'w');
+  const before = cpuSeconds(server.process.pid);
+  const child = spawn('taskset', ['-c', clientCpus, 'dnsperf', '-s', '127.0.0.1', '-p', String(server.port), '-d', queryFile, '-t', '2', '-v', ...args], {
+    stdio: ['ignore', out, 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const cpu = cpuSeconds(server.process.pid) - before;
+  closeSync(out);
+  const text = readFileSync(outFile, 'utf8');
+  if (code !== 0) throw new Error(`dnsperf exited with ${code}: ${stderr}${text.slice(-500)}`);
+  const latencies: number[] = [];
+  // Per-query lines: "> NOERROR name type 0.000123" (seconds); timeouts have no latency.
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (text.charCodeAt(start) === 62 /* > */) {
+      const seconds = Number(text.slice(text.lastIndexOf(' ', end) + 1, end));
+      if (Number.isFinite(seconds)) latencies.push(seconds * 1000);
+    }
+    start = end + 1;
+  }
+  const sorted = Float64Array.from(latencies).sort();
+  const at = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+  const figure = (label: RegExp): number => Number(label.exec(text)?.[1] ?? NaN);
+  const completed = figure(/Queries completed:\s+(\d+)/);
+  return {
+    qps: figure(/Queries per second:\s+([\d.]+)/),
+    completed,
+    lost: figure(/Queries lost:\s+(\d+)/),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    p999Ms: at(0.999),
+    cpuUs: (cpu * 1e6) / completed,
+    codes: /Response codes:\s+(.*)/.exec(text)?.[1] ?? '',
+  };
+}
+
+interface Row {
+  scenario: string;
+  server: string;
+  result: RunResult;
+  tail?: RunResult;
+  loop?: LoopStats;
+  /** Foghorn's QPS over the peer's, and the peer's CPU per query over Foghorn's. */
+  ratio?: { qps: number; cpu: number };
+}
+
+const fmt = (value: number, digits: number): string => (Number.isFinite(value) ? value.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
+
+function table(rows: Row[]): string {
+  const lines = [
+    '| scenario | server | QPS | p50 ms | p99 ms | CPU µs/q | Foghorn ÷ peer (QPS / CPU) | tail p99 ms | tail p99.9 ms | loop delay p99 / max ms | GC pauses (n, max ms) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const { scenario, server, result, tail, loop, ratio } of rows) {
+    lines.push(
+      `| ${scenario} | ${server} | ${fmt(result.qps, 0)} | ${fmt(result.p50Ms, 3)} | ${fmt(result.p99Ms, 3)} | ${fmt(result.cpuUs, 1)} | ${
+        ratio ? `${fmt(ratio.qps, 2)} / ${fmt(ratio.cpu, 2)}` : ''
+      } | ${tail ? fmt(tail.p99Ms, 3) : ''} | ${tail ? fmt(tail.p999Ms, 3) : ''} | ${loop ? `${fmt(loop.loopP99Ms, 2)} / ${fmt(loop.loopMaxMs, 1)}` : ''} | ${
+        loop ? `${loop.gc.count}, ${fmt(loop.gc.maxMs, 2)}` : ''
+      } |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+const foghornHelp = spawnSync(process.execPath, [cli, '-help'], { encoding: 'utf8' });
+const hasFlag = (flag: string): boolean => new RegExp(`^\\s+-${flag}\\b`, 'm').test(`${foghornHelp.stdout}${foghornHelp.stderr}`);
+
+/** The runs asked for: a scenario module, Foghorn's extra arguments, and the label. */
+function plannedRuns(): Array<{ label: string; module: string; args: string[] }> {
+  const wanted = process.argv.slice(2);
+  const modules = new Set(scenarioNames());
+  const runs: Array<{ label: string; module: string; args: string[] }> = [];
+  for (const name of wanted.length ? wanted : defaultScenarios) {
+    if (name === 'workers') {
+      // Pinned like every server: give BENCH_SERVER_CPUS two cores (on a machine with three or
+      // more) to see the workers scale rather than share one core.
+      if (hasFlag('workers')) runs.push({ label: 'whoami, -workers 2', module: 'whoami', args: ['-workers', '2'] });
+      else console.error('skipped workers: Foghorn has no -workers flag yet');
+    } else if (modules.has(name)) runs.push({ label: name, module: name, args: [] });
+    else console.error(`skipped ${name}: no bench/scenario-${name}.ts yet`);
+  }
+  return runs;
+}
+
+/** SIGTERM first, so a profiled Foghorn shuts down cleanly and writes its profile. */
+async function stop(servers: Server[]): Promise<void> {
+  await Promise.all(
+    servers.map(async ({ process: child }) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'foghorn-dnsperf-'));
+const rows: Row[] = [];
+const loadBefore = loadavg();
+try {
+  const help = spawnSync('dnsperf', ['-h'], { encoding: 'utf8' });
+  const dnsperfVersion = /Version (\S+)/.exec(`${help.stdout}${help.stderr}`)?.[1] ?? '?';
+  console.error(
+    `dnsperf ${dnsperfVersion}, ${roundSeconds} s rounds × ${rounds} interleaved (median), tail at ${tailQps} QPS for ${tailSeconds} s; ` +
+      `server on CPU ${serverCpus}, dnsperf on CPU ${clientCpus}; node ${process.versions.node}; load ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  for (const run of plannedRuns()) {
+    const scenario = await loadScenario(run.module);
+    const setup = await scenario.setup();
+    const servers: Server[] = [];
+    try {
+      const queryFile = join(dir, `queries-${run.module}`);
+      writeFileSync(queryFile, (setup.queries ?? [`${setup.queryName} ${setup.queryType}`]).join('\n') + '\n');
+      servers.push(await foghorn(setup, dir, run.module, run.args));
+      for (const [name, start] of peersFor(setup, dir)) {
+        try {
+          servers.push(await start());
+        } catch (error) {
+          console.error(`skipped peer ${name}: ${(error as Error).message}`);
+        }
+      }
+      // Warm-up (JIT, caches, the lighthouse index) for everyone before any measured round.
+      for (const server of servers) await dnsperf(server, queryFile, ['-l', String(Math.max(1, Math.ceil(roundSeconds / 2)))], dir);
+      const results = new Map<Server, RunResult[]>(servers.map((server) => [server, []]));
+      for (let round = 0; round < rounds; round++) {
+        for (const server of servers) {
+          const result = await dnsperf(server, queryFile, ['-l', String(roundSeconds)], dir);
+          results.get(server)!.push(result);
+          console.error(`${run.label} round ${round + 1}: ${server.name} ${fmt(result.qps, 0)} qps, ${fmt(result.cpuUs, 1)} µs/q, lost ${result.lost}; ${result.codes}`);
+        }
+      }
+      const medians = servers.map((server): Row => {
+        const all = results.get(server)!;
+        const pick = (key: Exclude<keyof RunResult, 'codes'>): number => median(all.map((result) => result[key]));
+        const result: RunResult = { qps: pick('qps'), completed: pick('completed'), lost: pick('lost'), p50Ms: pick('p50Ms'), p99Ms: pick('p99Ms'), p999Ms: pick('p999Ms'), cpuUs: pick('cpuUs'), codes: all[0]!.codes };
+        return { scenario: run.label, server: server.name, result };
+      });
+      if (tailSeconds > 0) {
+        for (const [i, server] of servers.entries()) {
+          server.loopStats?.start();
+          medians[i]!.tail = await dnsperf(server, queryFile, ['-l', String(tailSeconds), '-Q', String(tailQps)], dir);
+          const loop = await server.loopStats?.read();
+          if (loop) medians[i]!.loop = loop;
+        }
+      }
+      const own = medians[0]!.result;
+      for (const row of medians.slice(1)) row.ratio = { qps: own.qps / row.result.qps, cpu: row.result.cpuUs / own.cpuUs };
+      rows.push(...medians);
+    } finally {
+      await stop(servers);
+      await setup.cleanup();
+    }
+  }
+  const loadAfter = loadavg();
+  console.log(`dnsperf ${dnsperfVersion}; ${roundSeconds} s rounds × ${rounds}, interleaved, medians; tail: -Q ${tailQps} for ${tailSeconds} s`);
+  console.log(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}\n`);
+  console.log(table(rows));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,37 @@
+/**
+ * Preloaded into a server by `npm run bench:dnsperf` (`node --import`), never part of Foghorn:
+ * reports the event loop's delay (`monitorEventLoopDelay`) and garbage-collection pauses
+ * (`PerformanceObserver` 'gc') from inside the process, so the product carries no per-query cost.
+ *
+ * Idle until the first SIGUSR2, which starts measuring; each later SIGUSR2 writes what was seen
+ * since the one before as JSON to the file named by FOGHORN_BENCH_STATS and starts again.
+ */
+import { writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import type { IntervalHistogram } from 'node:perf_hooks';
+
+const file = process.env['FOGHORN_BENCH_STATS'];
+if (file) {
+  let delay: IntervalHistogram | undefined;
+  let gc = { count: 0, totalMs: 0, maxMs: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count++;
+      gc.totalMs += entry.duration;
+      gc.maxMs = Math.max(gc.maxMs, entry.duration);
+    }
+  });
+  process.on('SIGUSR2', () => {
+    if (delay) {
+      delay.disable();
+      const ms = (ns: number): number => ns / 1e6;
+      writeFileSync(file, JSON.stringify({ loopP50Ms: ms(delay.percentile(50)), loopP99Ms: ms(delay.percentile(99)), loopMaxMs: ms(delay.max), gc }));
+    } else {
+      observer.observe({ entryTypes: ['gc'] });
+    }
+    gc = { count: 0, totalMs: 0, maxMs: 0 };
+    // 1 ms resolution: the default 10 ms would hide the delays a 10,000 QPS tail cares about.
+    delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
+  });
+}
