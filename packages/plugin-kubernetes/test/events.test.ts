@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ApiObject } from '@foghorn/testkit/kube';
-import { rcodeOf } from '@foghorn/testkit';
-import { ask, endpointSlice, eventually, mcSlice, namespace, pod, rr, service, serviceImport, startCluster } from './fixtures.js';
+import { formatRr, rcodeOf } from '@foghorn/testkit';
+import { ask, endpointSlice, eventually, mcSlice, namespace, pod, service, serviceImport, startCluster } from './fixtures.js';
 
 const http = { name: 'http', protocol: 'TCP', port: 80 };
 const base: ApiObject[] = [namespace('ns'), service('svc1', 'ns', { clusterIPs: ['10.0.0.1'], ports: [http] })];
 
-const answers = (reply: Awaited<ReturnType<typeof ask>>): string[] => (reply.answers ?? []).map(rr).sort();
+const answers = (reply: Awaited<ReturnType<typeof ask>>): string[] => (reply.answers ?? []).map(formatRr).sort();
 const serial = async (dns: Parameters<typeof ask>[0], zone = 'cluster.local.'): Promise<number> => {
   const reply = await ask(dns, zone, 'SOA');
   return ((reply.answers![0] as { data?: { serial: number } }).data)!.serial;

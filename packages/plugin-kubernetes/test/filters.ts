@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { rcodeOf } from '@foghorn/testkit';
+import { formatRr, rcodeOf } from '@foghorn/testkit';
 import { waitFor } from '@foghorn/testkit/kube';
-import { ask, endpointSlice, eventually, namespace, rr, service, startCluster } from './fixtures.js';
+import { ask, endpointSlice, eventually, namespace, service, startCluster } from './fixtures.js';
 
 const http = { name: 'http', protocol: 'TCP', port: 80 };
 const objects = [
@@ -52,7 +52,7 @@ test('labels: Services and EndpointSlices outside the selector are not served', 
   }
   // Relabelled into the selector: the watch delivers it as an add.
   api.apply(service('t', 'a', { clusterIPs: ['10.0.1.2'], ports: [http] }, { app: 'web' }));
-  await eventually(dns, 't.a.svc.cluster.local.', 'A', (r) => (r.answers ?? []).map(rr).join() === 't.a.svc.cluster.local. 5 IN A 10.0.1.2', 'the relabelled service');
+  await eventually(dns, 't.a.svc.cluster.local.', 'A', (r) => (r.answers ?? []).map(formatRr).join() === 't.a.svc.cluster.local. 5 IN A 10.0.1.2', 'the relabelled service');
 });
 
 test('coredns_kubernetes_dns_programming_duration_seconds observes slices with a trigger time and a known service', async (t) => {

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { rcodeOf } from '@foghorn/testkit';
+import { formatRr, rcodeOf } from '@foghorn/testkit';
 import { waitFor } from '@foghorn/testkit/kube';
 import type { KubeApiServer } from '@foghorn/testkit/kube';
-import { ask, eventually, handlerObjects, rr, service, startCluster } from './fixtures.js';
+import { ask, eventually, handlerObjects, service, startCluster } from './fixtures.js';
 
 const svc1 = 'svc1.testns.svc.cluster.local.';
 /** Every informer has its watch open (the list completes before the watch starts). */
@@ -21,7 +21,7 @@ test('a reload keeps the informers: no relist, the new options answer at once', 
   const before = lists(api);
   const text = `.:0 {\n    bind 127.0.0.1\n    readyprobe\n    kubernetes cluster.local {\n        endpoint ${api.url}\n        ttl 7\n    }\n}\n`;
   assert.equal(await dns.reload(text), true, dns.lines.join('\n'));
-  assert.deepEqual((await ask(dns, svc1, 'A')).answers?.map(rr), [`${svc1} 7 IN A 10.0.0.1`]);
+  assert.deepEqual((await ask(dns, svc1, 'A')).answers?.map(formatRr), [`${svc1} 7 IN A 10.0.0.1`]);
   assert.equal(lists(api), before);
 });
 

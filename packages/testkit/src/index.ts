@@ -237,7 +237,7 @@ export type { HeldPort, HttpGetOptions, HttpReply } from './http.js';
 export { checkPluginReadme, listedMetrics } from './readme.js';
 export type { ReadmeCheck } from './readme.js';
 export { rr, formatRr, sortedSection, checkResponse, checkCases } from './records.js';
-export type { Case, ResourceRecord } from './records.js';
+export type { Case, CheckOptions, ResourceRecord } from './records.js';
 export { startUpstream, upstreamFor, reply, answering, silent } from './upstream.js';
 export type { Behaviour, Decoded, FakeUpstream, SeenQuery } from './upstream.js';
 export { FakeBackend, answerWith } from './backend.js';
