@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { RecordType } from 'dns-packet';
-import { query, rcodeOf } from '@foghorn/testkit';
+import { eventually, query, rcodeOf } from '@foghorn/testkit';
 import type { Reply } from '@foghorn/testkit';
 import { passedOn, reverseName, serveHosts, tempFile } from './helpers.js';
 
@@ -287,7 +287,7 @@ test('the file is re-read when its mtime or size change; a vanished file keeps i
   const a = async (name: string): Promise<string[]> => addresses(await query(target, name, 'A'), 'A');
   assert.deepEqual(await a('example.org'), ['10.0.0.1']);
   writeFileSync(file, '10.0.0.2 example.org\n10.0.0.3 new.example.org\n');
-  await waitUntil(async () => (await a('new.example.org')).length > 0);
+  await eventually(async () => (await a('new.example.org')).length > 0, 10_000);
   assert.deepEqual(await a('example.org'), ['10.0.0.2']);
   rmSync(file);
   // Two reload periods at least pass while the file is gone.
@@ -295,7 +295,7 @@ test('the file is re-read when its mtime or size change; a vanished file keeps i
   assert.deepEqual(await a('example.org'), ['10.0.0.2']);
   assert.deepEqual(await a('inline.example.org'), ['10.9.9.9']);
   writeFileSync(file, '10.0.0.4 example.org\n');
-  await waitUntil(async () => (await a('example.org'))[0] === '10.0.0.4');
+  await eventually(async () => (await a('example.org'))[0] === '10.0.0.4', 10_000);
 });
 
 test('coredns_hosts_entries counts file and inline entries, per file', async (t) => {
@@ -307,12 +307,3 @@ test('coredns_hosts_entries counts file and inline entries, per file', async (t)
   const stamp = await server.server.registry.getSingleMetricAsString('coredns_hosts_reload_timestamp_seconds');
   assert.match(stamp, /^coredns_hosts_reload_timestamp_seconds \d+(\.\d+)?$/m);
 });
-
-/** Polls an async condition every 10 ms (the reload runs on its own timer), for up to 10 s. */
-async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -10,9 +10,9 @@ import type { Answer, RecordType } from 'dns-packet';
 import bind from '@foghorn/plugin-bind';
 import { definePlugin, Flags } from '@foghorn/core';
 import type { PluginDefinition, ReadinessProbe } from '@foghorn/core';
-import { directivesOf, formatRr, query, rcodeOf, startServer } from '@foghorn/testkit';
+import { directivesOf, eventually, formatRr, query, rcodeOf, startServer } from '@foghorn/testkit';
 import type { CheckOptions, Reply, TestServer } from '@foghorn/testkit';
-import { startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
+import { startKubeApiServer } from '@foghorn/testkit/kube';
 import type { ApiObject, ApiResource, KubeApiServer } from '@foghorn/testkit/kube';
 import { createKubernetesPlugin } from '../src/index.js';
 import type { PluginOverrides } from '../src/index.js';
@@ -224,7 +224,7 @@ export async function startCluster(t: TestContext, options: ClusterOptions = {})
   t.after(() => dns.close());
   const probe = probes?.().find((p) => p.name === 'kubernetes');
   if (!probe) throw new Error('kubernetes reported no readiness');
-  if (!options.noWait) await waitFor(() => probe.ready(), 5000, 'kubernetes ready');
+  if (!options.noWait) await eventually(() => probe.ready(), 5000, 'kubernetes ready');
   return { api, dns, probe };
 }
 
@@ -245,15 +245,15 @@ export async function ask(dns: TestServer, name: string, type: RecordType, trans
   return query({ port: dns.port() }, name, type, { transport, ...(transport === 'udp' ? { udpSize: 1232 } : {}) });
 }
 
-/** Waits until `name`/`type` answers as `predicate` wants (events reach answers within a bound). */
-export async function eventually(dns: TestServer, name: string, type: RecordType, predicate: (reply: Reply) => boolean, what: string, timeoutMs = 3000): Promise<Reply> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const reply = await ask(dns, name, type);
-    if (predicate(reply)) return reply;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last reply ${rcodeOf(reply)} ${JSON.stringify((reply.answers ?? []).map(formatRr))}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+/**
+ * Waits until `name`/`type` answers as `predicate` wants (events reach answers within a bound);
+ * a timeout names `what` and the last reply.
+ */
+export async function eventuallyAnswers(dns: TestServer, name: string, type: RecordType, predicate: (reply: Reply) => boolean, what: string, timeoutMs = 3000): Promise<Reply> {
+  let reply: Reply | undefined;
+  await eventually(async () => {
+    reply = await ask(dns, name, type);
+    if (!predicate(reply)) throw new Error(`timed out waiting for ${what}; last reply ${rcodeOf(reply)} ${JSON.stringify((reply.answers ?? []).map(formatRr))}`);
+  }, timeoutMs);
+  return reply!;
 }
-
-

@@ -12,7 +12,7 @@ import dnsPacket from 'dns-packet';
 import type { Answer, RecordType } from 'dns-packet';
 import { Flags, replyTo } from '@foghorn/core';
 import type { Request, ResponseWriter } from '@foghorn/core';
-import { decodeReply, directivesOf, makeQuery, query, rcodeOf, startServer, tcpExchange, testPlugin, udpExchange } from '@foghorn/testkit';
+import { decodeReply, directivesOf, eventually, makeQuery, query, rcodeOf, startServer, tcpExchange, testPlugin, udpExchange } from '@foghorn/testkit';
 import type { Reply, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import cache from '@foghorn/plugin-cache';
@@ -370,11 +370,11 @@ test('the weight file is re-read when it changes; a broken one is reported and t
   assert.equal(await top(), '10.240.0.2');
   const reloaded = (): number => server.lines.filter((l) => l === `[INFO] plugin/loadbalance: Successfully reloaded weight file ${file}`).length;
   writeFileSync(file, 'endpoint.region2.skydns.test\n10.240.0.1 9\n');
-  await waitUntil(() => reloaded() === 2);
+  await eventually(() => reloaded() === 2, 10_000);
   assert.equal(await top(), '10.240.0.1');
   writeFileSync(file, 'endpoint.region2.skydns.test\n10.240.0.1 300\n');
   const error = `[ERROR] plugin/loadbalance: wrong weight value:"300" in weight file ${file}`;
-  await waitUntil(() => server.lines.includes(error));
+  await eventually(() => server.lines.includes(error), 10_000);
   assert.equal(await top(), '10.240.0.1');
   assert.equal(server.lines.filter((l) => l === error).length, 1, 'reported once while the file stays the same');
 });
@@ -425,12 +425,3 @@ test('prefer orders CNAME, addresses, MX, then the rest (CoreDNS prefer.go, unli
   const reply = await query({ port: server.port() }, 'example.org', 'A');
   assert.deepEqual(text(reply.answers), ['CNAME c.example.org', 'A 10.0.0.1', 'MX mx.example.org', 'TXT ["x"]']);
 });
-
-/** Polls a condition every 10 ms (the file watcher runs on its own timer), for up to 10 s. */
-async function waitUntil(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

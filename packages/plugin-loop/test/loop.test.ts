@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Request, ResponseWriter } from '@foghorn/core';
-import { directivesOf, freeTcpPort, query, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
+import { directivesOf, eventually, freeTcpPort, query, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import forward from '@foghorn/plugin-forward';
@@ -73,7 +73,7 @@ test('a server forwarding to itself is a loop: the fatal line names client, targ
   const port = await freeTcpPort();
   const server = await startServer(`.:${port} {\n bind 127.0.0.1\n loop\n forward . 127.0.0.1:${port}\n}\n`, { directives: directivesOf(bind, loop, forward) });
   t.after(() => server.close());
-  await waitUntil(() => server.fatals.length > 0);
+  await eventually(() => server.fatals.length > 0, 10_000);
   const line = server.lines.find((l) => l.startsWith('[FATAL]'));
   assert.match(
     line ?? '',
@@ -108,18 +108,9 @@ test('a server that does not loop: the probe is answered once and the detector s
     directives: directivesOf(bind, loop, forward),
   });
   t.after(() => server.close());
-  await waitUntil(() => probes === 1);
+  await eventually(() => probes === 1, 10_000);
   // The probe's name is under the block's zone, example.org.
   assert.equal(rcodeOf(await query({ port }, 'www.example.org', 'A')), 'NOERROR');
   assert.deepEqual(server.fatals, []);
   assert.equal(probes, 1, 'one probe, answered, and no second one');
 });
-
-/** Polls a condition every 10 ms (the events are in another component's hands), for up to 10 s. */
-async function waitUntil(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
