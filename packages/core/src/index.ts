@@ -46,7 +46,7 @@ export { defaultTlsMaxConnections } from './tls-listener.js';
 export { cacheMaxAge, defaultHttp2MaxStreams, defaultHttpsMaxConnections, DOH_PATH } from './doh-listener.js';
 export { RouteTable } from './routes.js';
 export type { Route } from './routes.js';
-export { emptyHeader, questionEnd, readName, readQuery, skipName, Verdict } from './wire.js';
+export { emptyHeader, questionEnd, readName, readQuery, skipName, Verdict, writeOpt } from './wire.js';
 export * from './constants.js';
 export type { EdnsOption, QueryHeader } from './wire.js';
 export { listenError, listenPort, splitHostPort } from './address.js';
