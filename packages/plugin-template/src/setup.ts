@@ -16,7 +16,7 @@
  *
  * Every `template` of a server block is one template of a single handler, tried in file order.
  */
-import { CLASS_ANY, errorAt, goRegExp, parseServerKey, TYPE_ANY } from '@foghorn/core';
+import { CLASS_ANY, errorAt, goRegExp, TYPE_ANY, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { GoTemplate, TemplateError } from './gotemplate.js';
 import { TemplateHandler } from './handler.js';
@@ -64,20 +64,6 @@ const rcodes: ReadonlyMap<string, number> = new Map([
   ['REFUSED', 5], ['YXDOMAIN', 6], ['YXRRSET', 7], ['NXRRSET', 8], ['NOTAUTH', 9], ['NOTZONE', 10],
 ]);
 
-/** CoreDNS's `OriginsFromArgsOrServerBlock`: zone arguments normalised, unreadable ones skipped. */
-function zonesOf(args: readonly string[], fallback: readonly string[]): string[] {
-  if (args.length === 0) return [...fallback];
-  const zones: string[] = [];
-  for (const arg of args) {
-    try {
-      for (const key of parseServerKey(arg, 53)) zones.push(key.zone);
-    } catch {
-      // CoreDNS skips zone arguments it cannot normalise.
-    }
-  }
-  return zones;
-}
-
 function compileTemplates(section: string, args: readonly Token[], into: GoTemplate[]): void {
   for (const arg of args) {
     try {
@@ -111,7 +97,8 @@ export function parseTemplate(c: Controller): Template[] {
     const typeName = c.val();
     const qtype = qtypes.get(typeName);
     if (qtype === undefined) throw c.error(`invalid RR class ${typeName}`);
-    const zones = zonesOf(c.remainingArgs(), c.zones);
+    // CoreDNS skips zone arguments it cannot normalise.
+    const zones = zonesFromArgs(c, c.remainingArgs(), { ignoreInvalid: true });
     const regexes: RegExp[] = [];
     const answer: GoTemplate[] = [];
     const additional: GoTemplate[] = [];
@@ -164,7 +151,7 @@ export function parseTemplate(c: Controller): Template[] {
         }
         case 'fallthrough': {
           const args = c.remainingArgs();
-          fallthrough = args.length === 0 ? ['.'] : zonesOf(args, []);
+          fallthrough = args.length === 0 ? ['.'] : zonesFromArgs(c, args, { ignoreInvalid: true });
           break;
         }
         case 'upstream':
