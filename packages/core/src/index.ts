@@ -34,6 +34,7 @@ export { createLogger, stdoutSink } from './logger.js';
 export type { Logger, LogLevel, LogSink } from './logger.js';
 export { atoi, durationArg, ERR_ONCE, errOnce, integerInRange, zonesFromArgs } from './parse.js';
 export type { ZonesFromArgsOptions } from './parse.js';
+export { pollEvery } from './poll.js';
 export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones } from './keys.js';
 export { formatIp, parseIp, to4 } from './ip.js';
 export { buildInstance, Instance } from './instance.js';

@@ -5,7 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { errOnce, parseDuration, zonesFromArgs } from '@foghorn/core';
+import { errOnce, parseDuration, pollEvery, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
 import { Hosts, HostsData } from './handler.js';
 import { parseHostsFile } from './hostsfile.js';
@@ -162,17 +162,9 @@ export class HostsFileReader {
     this.metrics.reloadTimestamp.set(Number(mtimeNs) / 1e9);
   }
 
-  /** Re-reads every `reloadMs` (0: never); returns the stop function. */
+  /** Re-reads every `reloadMs` (0: never), one read at a time; returns the stop function. */
   watch(reloadMs: number): () => void {
-    if (reloadMs <= 0) return () => undefined;
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      void this.read().finally(() => (busy = false));
-    }, reloadMs);
-    timer.unref();
-    return () => clearInterval(timer);
+    return pollEvery(reloadMs, () => this.read());
   }
 }
 
