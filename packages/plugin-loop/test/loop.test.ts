@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Request, ResponseWriter } from '@foghorn/core';
-import { directivesOf, eventually, freeTcpPort, query, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
+import { directivesOf, eventually, freeTcpPort, query, rcodeOf, startServer, testPlugin, upstreamFor } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import forward from '@foghorn/plugin-forward';
-import whoami, { Whoami } from '@foghorn/plugin-whoami';
+import whoami from '@foghorn/plugin-whoami';
 import loop, { Loop } from '@foghorn/plugin-loop';
 
 /** A server whose chain is `loop` (the given detector) then whoami. */
@@ -86,31 +85,16 @@ test('a server forwarding to itself is a loop: the fatal line names client, targ
 
 test('a server that does not loop: the probe is answered once and the detector switches off', async (t) => {
   // The upstream answers the probe; seeing it there means the probe's exchange completed.
-  let probes = 0;
-  const upstream = await startServer('.:0 {\n bind 127.0.0.1\n recorder\n}\n', {
-    directives: directivesOf(
-      bind,
-      testPlugin('recorder', () => {
-        const answer = new Whoami();
-        return {
-          name: 'recorder',
-          serveDNS(req: Request, w: ResponseWriter): number {
-            if (req.type === 'HINFO') probes++;
-            return answer.serveDNS(req, w);
-          },
-        };
-      }),
-    ),
-  });
-  t.after(() => upstream.close());
+  const upstream = await upstreamFor(t);
+  const probes = (): number => upstream.queries.filter((q) => q.type === 'HINFO').length;
   const port = await freeTcpPort();
-  const server = await startServer(`example.org:${port} {\n bind 127.0.0.1\n loop\n forward . 127.0.0.1:${upstream.port()}\n}\n`, {
+  const server = await startServer(`example.org:${port} {\n bind 127.0.0.1\n loop\n forward . ${upstream.address}\n}\n`, {
     directives: directivesOf(bind, loop, forward),
   });
   t.after(() => server.close());
-  await eventually(() => probes === 1, 10_000);
+  await eventually(() => probes() === 1, 10_000);
   // The probe's name is under the block's zone, example.org.
   assert.equal(rcodeOf(await query({ port }, 'www.example.org', 'A')), 'NOERROR');
   assert.deepEqual(server.fatals, []);
-  assert.equal(probes, 1, 'one probe, answered, and no second one');
+  assert.equal(probes(), 1, 'one probe, answered, and no second one');
 });
