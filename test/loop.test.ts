@@ -4,23 +4,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { eventually, freeTcpPort, query, rcodeOf, upstreamFor } from '@foghorn/testkit';
+import { eventually, freeTcpPort, query, rcodeOf, tempFile, upstreamFor } from '@foghorn/testkit';
 import { RunningCli } from './cli-helpers.js';
-
-function corefileIn(t: { after(fn: () => void): void }, text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'foghorn-loop-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, 'Corefile');
-  writeFileSync(path, text);
-  return path;
-}
 
 test('foghorn forwarding to itself logs the loop as FATAL and exits with status 1', async (t) => {
   const port = await freeTcpPort();
-  const conf = corefileIn(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . 127.0.0.1:${port}\n}\n`);
+  const conf = tempFile(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . 127.0.0.1:${port}\n}\n`, 'Corefile');
   const cli = new RunningCli(['-conf', conf]);
   t.after(() => cli.child.exitCode === null && cli.kill('SIGKILL'));
   const code = await cli.exited;
@@ -38,7 +27,7 @@ test('foghorn with loop and a forward that does not come back keeps serving', as
   const upstream = await upstreamFor(t);
   const probes = (): number => upstream.queries.filter((q) => q.type === 'HINFO').length;
   const port = await freeTcpPort();
-  const conf = corefileIn(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . ${upstream.address}\n}\n`);
+  const conf = tempFile(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . ${upstream.address}\n}\n`, 'Corefile');
   const cli = new RunningCli(['-conf', conf]);
   t.after(() => cli.child.exitCode === null && cli.kill('SIGKILL'));
   await cli.waitFor(/^Foghorn-/m);

@@ -4,15 +4,13 @@
  * bytes (what cache hits are), and the client checks the order it receives.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import dnsPacket from 'dns-packet';
 import type { Answer, RecordType } from 'dns-packet';
 import { Flags, replyTo } from '@foghorn/core';
 import type { Request, ResponseWriter } from '@foghorn/core';
-import { decodeReply, directivesOf, eventually, makeQuery, query, rcodeOf, startServer, tcpExchange, testPlugin, udpExchange } from '@foghorn/testkit';
+import { decodeReply, directivesOf, eventually, makeQuery, query, rcodeOf, startServer, tcpExchange, tempFile, testPlugin, udpExchange } from '@foghorn/testkit';
 import type { Reply, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import cache from '@foghorn/plugin-cache';
@@ -309,14 +307,6 @@ const wrrTables: { weights: string; answer: Answer[]; extra?: Answer[]; sum: num
   },
 ];
 
-function tempFile(t: { after(fn: () => void): void }, contents: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'foghorn-lb-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, 'weights');
-  writeFileSync(path, contents);
-  return path;
-}
-
 const topAddress = (records: readonly Answer[] = []): string => {
   const first = records.find((r) => r.type === 'A' || r.type === 'AAAA');
   return first ? String((first as { data: unknown }).data) : '';
@@ -331,7 +321,7 @@ for (const wire of [false, true]) {
         limits.push(limit);
         return draw;
       };
-      const file = tempFile(t, table.weights);
+      const file = tempFile(t, table.weights, 'weights');
       const server = await serve(t, () => ({ answers: table.answer, additionals: table.extra ?? [], wire }), { random, body: `loadbalance weighted ${file}` });
       for (const [j, [value, top]] of table.queries.entries()) {
         draw = value;
@@ -351,7 +341,7 @@ for (const wire of [false, true]) {
 }
 
 test('weighted applies to A, AAAA and SRV queries only, and leaves the authority section alone', async (t) => {
-  const file = tempFile(t, oneDomain);
+  const file = tempFile(t, oneDomain, 'weights');
   const answers = [A('endpoint.region2.skydns.test', '10.240.0.1'), A('endpoint.region2.skydns.test', '10.240.0.2')];
   const server = await serve(t, () => ({ answers, authorities: answers }), { random: () => 0, body: `loadbalance weighted ${file}` });
   const a = await query({ port: server.port() }, 'endpoint.region2.skydns.test', 'A');
@@ -362,7 +352,7 @@ test('weighted applies to A, AAAA and SRV queries only, and leaves the authority
 });
 
 test('the weight file is re-read when it changes; a broken one is reported and the old weights stay (TestPeriodicWeightUpdate)', async (t) => {
-  const file = tempFile(t, oneDomain);
+  const file = tempFile(t, oneDomain, 'weights');
   const answers = [A('endpoint.region2.skydns.test', '10.240.0.1'), A('endpoint.region2.skydns.test', '10.240.0.2')];
   // Draw 0: the heaviest address comes first.
   const server = await serve(t, () => ({ answers }), { random: () => 0, body: `loadbalance weighted ${file} {\n  reload 20ms\n }` });
@@ -380,13 +370,13 @@ test('the weight file is re-read when it changes; a broken one is reported and t
 });
 
 test('a missing weight file is a warning when it will be re-read, and a startup error when not', async (t) => {
-  const dir = tempFile(t, '');
+  const dir = tempFile(t, '', 'weights');
   const missing = `${dir}.missing`;
   const server = await serve(t, () => ({ answers: [A('a.example.org', '10.0.0.1')] }), { body: `loadbalance weighted ${missing} {\n  reload 1m30s\n }` });
   assert.ok(server.lines.includes('[WARNING] plugin/loadbalance: Failed to open weight file:weight file open error. Will try again in 1m30s'), server.lines.join('\n'));
   assert.equal(rcodeOf(await query({ port: server.port() }, 'a.example.org', 'A')), 'NOERROR');
   await assert.rejects(serve(t, () => ({}), { body: `loadbalance weighted ${missing} {\n  reload 0s\n }` }), /^Error: plugin\/loadbalance: weight file open error$/);
-  const broken = tempFile(t, 'www.example.org\n10.0.0.1 3 extra\n');
+  const broken = tempFile(t, 'www.example.org\n10.0.0.1 3 extra\n', 'weights');
   await assert.rejects(serve(t, () => ({}), { body: `loadbalance weighted ${broken}` }), (e: Error) => {
     assert.equal(e.message, `plugin/loadbalance: could not parse weight line:"10.0.0.1 3 extra" in weight file ${broken}`);
     return true;

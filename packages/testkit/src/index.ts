@@ -244,5 +244,6 @@ export { FakeBackend, answerWith } from './backend.js';
 export type { Answerer } from './backend.js';
 export { delay, eventually, metric } from './wait.js';
 export { hasTool, missingFixture, repositoryRoot, sharedPath } from './fixtures.js';
+export { tempFile } from './files.js';
 export { dohRequest, kdig, makeTestPki } from './tls.js';
 export type { DohReply, DohRequest, TestCert, TestPki } from './tls.js';
