@@ -32,10 +32,31 @@ const bulk = definePlugin({
   },
 });
 
+/** A test-only data source: A records for `endpoints.<zone>`, one per endpoint, as a headless service answers. */
+let headlessAnswered = 0;
+const headless = definePlugin({
+  name: 'headless',
+  setup(c) {
+    c.next();
+    const count = Number(c.remainingArgs()[0] ?? '1');
+    c.addHandler(() => ({
+      name: 'headless',
+      serveDNS(req, w) {
+        headlessAnswered++;
+        const reply = replyTo(req);
+        reply.flags |= Flags.AA;
+        reply.answers = Array.from({ length: count }, (_, i): Answer => ({ type: 'A', name: req.name, ttl: 5, data: `10.0.${i >> 8}.${i & 255}` }));
+        w.write(reply);
+        return 0;
+      },
+    }));
+  },
+});
+
 function directives(): DirectiveEntry[] {
   const list = standardDirectives();
-  // bulk sits where a data source would: before whoami.
-  list.splice(list.length - 1, 0, { name: 'bulk', load: () => bulk });
+  // bulk and headless sit where a data source would: before whoami.
+  list.splice(list.length - 1, 0, { name: 'bulk', load: () => bulk }, { name: 'headless', load: () => headless });
   return list;
 }
 
@@ -151,6 +172,44 @@ test('replies over the client limit are cut to whole records with TC set', async
   // c-ares retries over TCP on TC and gets everything.
   const records = await resolverFor(target.port).resolveTxt('big.test');
   assert.equal(records.length, 30);
+});
+
+test('a big reply is compressed before it is cut: as many records get through as through CoreDNS', async (t) => {
+  const zone = 'headless.default.svc.cluster.local';
+  const server = await startServer(`${zone}:0 {\n    bind 127.0.0.1\n    headless 100\n}\n`, { directives: directives() });
+  t.after(() => server.close());
+  const target = { port: server.port() };
+  // The question is 46 + 4 bytes. Written in full each A record takes 60 bytes, so 7 fit in 512
+  // and 19 in 1232 (OPT 11); compressed, the owner is a pointer and each takes 16: 28 and 72,
+  // miekg/dns's Truncate figures (packages/core/test/compress.test.ts).
+  const plain = await udpExchange(target, makeQuery(`endpoints.${zone}`, 'A'));
+  assert.equal(plain?.length, 510);
+  assert.equal(decodeReply(plain!).flag_tc, true);
+  assert.equal(decodeReply(plain!).answers?.length, 28);
+  const edns = decodeReply((await udpExchange(target, makeQuery(`endpoints.${zone}`, 'A', { udpSize: 1232 })))!);
+  assert.equal(edns.flag_tc, true);
+  assert.equal(edns.answers?.length, 72);
+  assert.equal(edns.additionals?.at(-1)?.type, 'OPT');
+  // Over TCP nothing is cut; the 100 answers fit uncompressed, as dns-packet wrote them.
+  const tcp = await query(target, `endpoints.${zone}`, 'A', { transport: 'tcp' });
+  assert.equal(tcp.flag_tc, false);
+  assert.equal(tcp.answers?.length, 100);
+});
+
+test('a cache hit over the client limit is compressed and cut like the reply it stored', async (t) => {
+  const zone = 'headless.default.svc.cluster.local';
+  const server = await startServer(`${zone}:0 {\n    bind 127.0.0.1\n    cache\n    headless 100\n}\n`, { directives: directives() });
+  t.after(() => server.close());
+  const target = { port: server.port() };
+  // The first reply is the plugin's message object, the second the cache's stored wire bytes.
+  const answered = headlessAnswered;
+  for (const round of ['miss', 'hit']) {
+    const reply = decodeReply((await udpExchange(target, makeQuery(`endpoints.${zone}`, 'A')))!);
+    assert.equal(reply.flag_tc, true, round);
+    assert.equal(reply.answers?.length, 28, round);
+  }
+  assert.equal(headlessAnswered, answered + 1, 'the second reply came from the cache');
+  assert.equal((await query(target, `endpoints.${zone}`, 'A', { transport: 'tcp' })).answers?.length, 100);
 });
 
 test('EDNS is echoed only to clients that sent it, with their size and DO bit', async (t) => {

@@ -6,7 +6,7 @@
 import { Dispenser, parseCorefile } from '@foghorn/corefile';
 import type { ServerBlock, Token } from '@foghorn/corefile';
 import type { Registry } from 'prom-client';
-import { ConfigError } from './errors.js';
+import { ConfigError, StartupError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
 import type {
@@ -236,7 +236,7 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
           instance.addresses.push(plan);
         }
         Object.assign(plan.settings, definedFields(state.settings));
-        plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null });
+        plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null, key: token, block: state.block });
         state.servers.add(serverLabel(host, key.port, key.transport));
         if (state.anyClass) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
       }
@@ -276,6 +276,8 @@ class SetupController extends Dispenser implements Controller {
   readonly validating: boolean;
   readonly corefile: CorefileSource;
   readonly settings: ServerSettings;
+  /** The directive's first token in the block: where a failing startup hook points. */
+  private readonly first: Token;
 
   constructor(
     tokens: readonly Token[],
@@ -293,13 +295,21 @@ class SetupController extends Dispenser implements Controller {
     this.validating = context.validating;
     this.corefile = instance.source;
     this.settings = state.settings;
+    this.first = tokens[0]!;
   }
 
   addHandler(factory: HandlerFactory): void {
     this.state.factories.push({ name: this.directive, factory });
   }
   onStartup(hook: Hook): void {
-    this.instance.hooks.startup.push(hook);
+    const { directive, first } = this;
+    this.instance.hooks.startup.push(async () => {
+      try {
+        await hook();
+      } catch (error) {
+        throw new StartupError(directive, first, error);
+      }
+    });
   }
   onShutdown(hook: Hook): void {
     this.instance.hooks.shutdown.push(hook);

@@ -15,6 +15,10 @@ import { listenError } from './address.js';
 import { CLASS_IN, HEADER_LENGTH } from './constants.js';
 import { PluginError } from './errors.js';
 import { serverLabel } from './keys.js';
+import { raiseReceiveBuffer, UDP_RECEIVE_BUFFER } from './limits.js';
+import { defaultTcpLimits, FrameReader, TcpGuard } from './tcp-limits.js';
+import type { GuardedConnection, TcpLimits } from './tcp-limits.js';
+import type { ReceiveBuffer } from './limits.js';
 import type { Logger } from './logger.js';
 import type { KeyTransport, ServerSettings } from './plugin.js';
 import { clientWrote, Rcode } from './rcode.js';
@@ -53,6 +57,8 @@ export interface ListenerOptions {
   readonly port: number;
   readonly logger: Logger;
   readonly events?: ListenerEvents;
+  /** Caps of TCP connections and buffered bytes (default: {@link defaultTcpLimits}). */
+  readonly tcpLimits?: TcpLimits;
 }
 
 /** What a query needs from its listener, split out so writers stay small. */
@@ -68,7 +74,8 @@ export abstract class ReplyWriter implements ResponseWriter {
   }
 
   writeWire(wire: Buffer): number {
-    // Only an oversized wire reply is decoded again, to be truncated like any other.
+    // Only an oversized wire reply is decoded again, to get the scrub's OPT and be compressed and
+    // truncated like any other.
     if (wire.length > this.req.maxResponseSize) return this.write(dnsPacket.decode(wire));
     return this.send(wire);
   }
@@ -98,17 +105,23 @@ class UdpWriter extends ReplyWriter {
  * after its last reply rather than dropping it, and whether reading is paused because the
  * client does not read its replies (backpressure), for at most the write timeout.
  */
-class TcpConnection {
+class TcpConnection implements GuardedConnection {
   inFlight = 0;
   /** Queries read so far, for *timeouts*' `maxtcpqueries`. */
   queries = 0;
   closing = false;
   private paused = false;
+  reader: FrameReader | undefined;
 
   constructor(
     readonly socket: net.Socket,
     private readonly writeTimeoutMs: number,
   ) {}
+
+  /** Nothing half-read and nothing being answered: the first to close at the connection cap. */
+  get idle(): boolean {
+    return this.inFlight === 0 && !(this.reader?.partial ?? false);
+  }
 
   send(wire: Buffer): void {
     const socket = this.socket;
@@ -208,11 +221,14 @@ export class Listener {
   /** The stream server: TCP here, TLS for DoT (DoH keeps its HTTP/2 server itself). */
   protected tcp: net.Server | undefined;
   private readonly connections = new Set<TcpConnection>();
+  private readonly guard: TcpGuard;
+  private capReported = false;
   private readonly header: QueryHeader = emptyHeader();
   protected boundPort = 0;
 
   constructor(protected readonly options: ListenerOptions) {
     this.server = serverLabel(options.host, options.port, options.transport);
+    this.guard = new TcpGuard(options.tcpLimits ?? defaultTcpLimits());
   }
 
   /** Takes the settings of the blocks served here: before {@link listen}, and again on every reload. */
@@ -274,6 +290,7 @@ export class Listener {
       throw wrapListenError(`ListenPacket: ${listenError(where(this.options.port), error, 'udp').message}`, error);
     }
     const udp = this.udp;
+    this.reportReceiveBuffer(raiseReceiveBuffer(udp));
     this.boundPort = udp.address().port;
     udp.on('message', (msg, rinfo) => this.onDatagram(udp, msg, rinfo));
     udp.on('error', (error) => this.options.logger.error(`${this.server}: UDP: ${error.message}`));
@@ -284,6 +301,13 @@ export class Listener {
       throw wrapListenError(`Listen: ${listenError(where(this.boundPort), error).message}`, error);
     }
     this.tcp.on('error', (error) => this.options.logger.error(`${this.server}: TCP: ${error.message}`));
+  }
+
+  /** A burst larger than the buffer is dropped by the kernel: say so once, at start-up. */
+  private reportReceiveBuffer(buffer: ReceiveBuffer): void {
+    if (buffer.capped) {
+      this.options.logger.warning(`${this.server}: UDP receive buffer is ${buffer.size} bytes, less than the ${UDP_RECEIVE_BUFFER} asked for: raise net.core.rmem_max`);
+    }
   }
 
   /** Stops accepting; open TCP connections get `graceMs` to finish before they are cut. */
@@ -317,34 +341,53 @@ export class Listener {
 
   /**
    * One stream connection carrying RFC 1035 §4.2.2 / RFC 7858 §3.3 framing: TCP, or DoT once its
-   * handshake is done. Reading a query may take the read timeout; between queries the connection
-   * waits at most the idle timeout (miekg's server does the same).
+   * handshake is done. A message has the read timeout from its first byte (the first one from
+   * the connection's start); between messages the connection waits at most the idle timeout.
+   * Bytes trickling in extend neither (tcp-limits.ts), and the listener's caps apply.
    */
   protected onConnection(socket: net.Socket): void {
+    socket.on('error', () => socket.destroy());
     const { readTimeoutMs, writeTimeoutMs, idleTimeoutMs } = { ...defaultStreamTimeouts, ...this.settings };
     const maxQueries = this.settings.maxQueries ?? 0;
     const connection = new TcpConnection(socket, writeTimeoutMs);
+    const evicted = this.guard.evicted;
+    if (!this.guard.admit(connection)) {
+      this.reportCap();
+      socket.destroy();
+      return;
+    }
+    if (this.guard.evicted !== evicted) this.reportCap();
     this.connections.add(connection);
     socket.setNoDelay(true);
-    socket.setTimeout(readTimeoutMs, () => socket.destroy());
-    socket.on('close', () => this.connections.delete(connection));
-    socket.on('error', () => socket.destroy());
-    let pending: Buffer | undefined;
-    socket.on('data', (chunk: Buffer) => {
-      let buf = pending ? Buffer.concat([pending, chunk]) : chunk;
-      pending = undefined;
-      // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
-      while (buf.length >= 2 && !connection.closing) {
-        const length = buf.readUInt16BE(0);
-        if (buf.length < length + 2) break;
-        if (connection.queries++ === 0) socket.setTimeout(idleTimeoutMs);
-        this.onFrame(connection, buf.subarray(2, length + 2));
-        buf = buf.subarray(length + 2);
+    // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
+    const reader = new FrameReader(
+      this.guard,
+      { readTimeoutMs, idleTimeoutMs },
+      (msg) => {
+        connection.queries++;
+        this.onFrame(connection, msg);
         // maxtcpqueries: the connection ends after the replies to the queries it was allowed.
         if (connection.queries === maxQueries) connection.close();
-      }
-      if (buf.length > 0 && !connection.closing) pending = Buffer.from(buf);
+        return !connection.closing;
+      },
+      // A message past its deadline is cut; an idle connection ends after its replies in flight.
+      (partial) => (partial ? socket.destroy() : connection.close()),
+      () => socket.destroy(),
+    );
+    connection.reader = reader;
+    socket.on('close', () => {
+      this.connections.delete(connection);
+      this.guard.release(connection);
+      reader.close();
     });
+    socket.on('data', (chunk: Buffer) => reader.push(chunk));
+  }
+
+  /** Says once per listener that the TCP connection cap was reached. */
+  private reportCap(): void {
+    if (this.capReported) return;
+    this.capReported = true;
+    this.options.logger.warning(`${this.server}: ${this.guard.limits.maxConnections} TCP connections open (the cap): closing the oldest idle one for each new one, refusing new ones when none is idle`);
   }
 
   private onFrame(connection: TcpConnection, msg: Buffer): void {
@@ -353,7 +396,8 @@ export class Listener {
     if (verdict !== Verdict.Accept) {
       const reply = rejectReply(msg, verdict, this.header);
       if (reply) connection.send(reply);
-      else socket.destroy();
+      // A dropped message ends the connection, after the replies already written or in flight.
+      else connection.close();
       return;
     }
     const req = new Request(msg, this.header, 'tcp' satisfies Transport, clientAddress(socket.remoteAddress ?? ''), socket.remotePort ?? 0);
@@ -427,12 +471,12 @@ export class Listener {
   }
 }
 
-/** The reply to a query `readQuery` did not accept: none (drop), FORMERR, or NOTIMP with its question. */
+/** The reply to a query `readQuery` did not accept: none (drop), FORMERR or NOTIMP with its question. */
 export function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer | undefined {
   if (verdict === Verdict.Drop) return undefined;
-  if (verdict === Verdict.FormErr) return headerOnlyReply(msg, Rcode.FORMERR);
-  // NOTIMP keeps the question when it could be read.
-  const reply = headerOnlyReply(msg, Rcode.NOTIMP);
+  // Both keep the question when it was read, as miekg/dns's SetRcodeFormatError copies the one it
+  // unpacked before a bad record; the header checks fail before reading it (questionEnd is 12).
+  const reply = headerOnlyReply(msg, verdict === Verdict.FormErr ? Rcode.FORMERR : Rcode.NOTIMP);
   if (header.questionEnd > HEADER_LENGTH && header.questionEnd <= msg.length) {
     const withQuestion = Buffer.concat([reply, msg.subarray(HEADER_LENGTH, header.questionEnd)]);
     withQuestion.writeUInt16BE(1, 4);

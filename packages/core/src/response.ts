@@ -4,17 +4,12 @@
  * Plugins that need to see the reply on its way out wrap the writer in a {@link Recorder}.
  */
 import dnsPacket from 'dns-packet';
-import type { Answer, OptAnswer, Packet, Question } from 'dns-packet';
-
-/** dns-packet's per-record codecs, which its type declarations leave out. */
-const codec = dnsPacket as unknown as {
-  question: { encodingLength(q: Question): number };
-  answer: { encodingLength(rr: Answer): number };
-};
+import type { OptAnswer, Packet } from 'dns-packet';
 import * as types from 'dns-packet/types.js';
 import type { Request } from './request.js';
 import { replyOpt } from './edns.js';
-import { EDNS_FLAG_DO, Flags, HEADER_LENGTH, REPLY_COPIED_FLAGS } from './constants.js';
+import { compressReply } from './compress.js';
+import { EDNS_FLAG_DO, HEADER_LENGTH, REPLY_COPIED_FLAGS } from './constants.js';
 
 /**
  * Where a handler sends its reply. Write once per query, except over TCP (`req.transport`),
@@ -81,15 +76,16 @@ export function packetRcode(msg: Packet): number {
  * Applies the scrub (docs/compatibility.md, "Scrub") to `msg` and encodes it for `req`:
  * 1. EDNS: only when the query had OPT; the reply's OPT echoes the client's size and DO bit,
  *    version 0, or the query's own OPT is reused with its echoable options.
- * 2. Size: if the encoding is over the client's limit, whole records are kept in order (answer,
- *    authority, additional; OPT always) while they fit, and TC is set.
- * dns-packet does not compress names, so a reply is cut earlier than CoreDNS would cut it.
+ * 2. Size: dns-packet writes names in full; a reply over the client's limit is compressed
+ *    ({@link compressReply}) and, if it still does not fit, whole records are kept in order
+ *    (answer, authority, additional; OPT always, last) while they fit, and TC is set: CoreDNS's
+ *    `Truncate` with `Compress = true`. A reply that fits is sent as dns-packet wrote it.
  */
 export function encodeReply(req: Request, msg: Packet): Buffer {
   if (req.hasEdns) applyEdns(req, msg);
   const wire = dnsPacket.encode(msg);
   const limit = req.maxResponseSize;
-  return wire.length <= limit ? wire : truncate(msg, limit);
+  return wire.length <= limit ? wire : compressReply(wire, limit);
 }
 
 function applyEdns(req: Request, msg: Packet): void {
@@ -106,41 +102,6 @@ function applyEdns(req: Request, msg: Packet): void {
     }
   }
   additionals.push(replyOpt(req, { options: req.ednsOptions ?? [] }));
-}
-
-function truncate(msg: Packet, limit: number): Buffer {
-  const questions = msg.questions ?? [];
-  let size = 12;
-  for (const q of questions) size += codec.question.encodingLength(q);
-  const additionals = msg.additionals ?? [];
-  const opt = additionals.find((rr) => rr.type === 'OPT');
-  if (opt) size += codec.answer.encodingLength(opt);
-  let dropped = false;
-  const keep = (section: Answer[] | undefined, skipOpt: boolean): Answer[] => {
-    const kept: Answer[] = [];
-    for (const rr of section ?? []) {
-      if (skipOpt && rr.type === 'OPT') continue;
-      const length = dropped ? 0 : codec.answer.encodingLength(rr);
-      if (dropped || size + length > limit) {
-        dropped = true;
-        continue;
-      }
-      size += length;
-      kept.push(rr);
-    }
-    return kept;
-  };
-  const answers = keep(msg.answers, false);
-  const authorities = keep(msg.authorities, false);
-  const extra = keep(additionals, true);
-  if (opt) extra.push(opt);
-  return dnsPacket.encode({
-    ...msg,
-    flags: (msg.flags ?? 0) | (dropped ? Flags.TC : 0),
-    answers,
-    authorities,
-    additionals: extra,
-  });
 }
 
 /**

@@ -10,11 +10,14 @@ import { createLogger } from './logger.js';
 import { counter } from './metrics.js';
 import type { Logger } from './logger.js';
 import { DohListener } from './doh-listener.js';
+import { DEFAULT_MAX_TCP_CONNECTIONS, descriptorLimit } from './limits.js';
 import { Listener } from './listener.js';
 import type { ListenerEvents } from './listener.js';
 import type { KeyTransport, ServerSettings } from './plugin.js';
 import { TlsListener } from './tls-listener.js';
 import { RouteTable } from './routes.js';
+import { defaultTcpLimits } from './tcp-limits.js';
+import type { TcpLimits } from './tcp-limits.js';
 
 /** Options for {@link Server}. */
 export interface ServerOptions {
@@ -40,6 +43,8 @@ export interface ServerOptions {
   readonly onFatal?: (message: string) => void;
   /** Corefile text served when the Corefile has no server block; without it such a Corefile serves nothing. */
   readonly defaultCorefile?: string;
+  /** TCP caps per listener; unset fields take the defaults of {@link defaultTcpLimits}. */
+  readonly tcpLimits?: Partial<TcpLimits>;
 }
 
 /** One listening address of the running configuration. */
@@ -68,10 +73,12 @@ export class Server {
   lastReloadError: Error | undefined;
   private stopped = false;
   private readonly events: ListenerEvents;
+  private readonly tcpLimits: TcpLimits;
 
   constructor(private readonly options: ServerOptions) {
     this.registry = options.registry ?? new Registry();
     this.logger = options.logger ?? createLogger();
+    this.tcpLimits = { ...defaultTcpLimits(), ...options.tcpLimits };
     // CoreDNS counts recovered panics whether or not the prometheus plugin is used.
     const panics = counter(this.registry, { name: 'coredns_panics_total', help: 'A metrics that counts the number of panics.' });
     let httpsResponses: ReturnType<typeof counter> | undefined;
@@ -105,6 +112,7 @@ export class Server {
 
   /** Loads the Corefile, runs the startup hooks and opens the listeners. */
   async start(): Promise<void> {
+    this.reportDescriptorLimit();
     const source = await this.options.loadCorefile();
     const instance = await buildInstance(source, this.context(false));
     const hookErrors = await instance.runHooks('startup');
@@ -120,6 +128,16 @@ export class Server {
       throw error;
     }
     this.instance = instance;
+  }
+
+  /**
+   * Node raised the soft descriptor limit to the hard one already; when even that is low the
+   * connection cap follows it (limits.ts), which an operator should hear about once.
+   */
+  private reportDescriptorLimit(): void {
+    const limit = descriptorLimit();
+    if (!limit || this.options.tcpLimits?.maxConnections !== undefined || this.tcpLimits.maxConnections >= DEFAULT_MAX_TCP_CONNECTIONS) return;
+    this.logger.warning(`open file limit is ${limit.soft} (hard ${limit.hard}): at most ${this.tcpLimits.maxConnections} TCP connections per listener; raise it with ulimit -n or LimitNOFILE`);
   }
 
   /**
@@ -234,7 +252,7 @@ export class Server {
   }
 
   private newListener(transport: KeyTransport, host: string, port: number, settings: ServerSettings): Listener {
-    const options = { transport, host, port, logger: this.logger, events: this.events };
+    const options = { transport, host, port, logger: this.logger, events: this.events, tcpLimits: this.tcpLimits };
     const listener = transport === 'tls' ? new TlsListener(options) : transport === 'https' ? new DohListener(options) : new Listener(options);
     listener.configure(settings);
     return listener;

@@ -3,7 +3,7 @@
  * and error texts (plugin/kubernetes/setup.go `ParseStanza`), plus Foghorn's `manifests DIR`
  * source. Pure: reads only the tokens.
  */
-import { errOnce, parseDuration, zonesFromArgs } from '@foghorn/core';
+import { checkDirectory, errOnce, parseDuration, readableFile, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { LabelSelector } from './selector.js';
 
@@ -112,7 +112,8 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
     if (!zones.some((zone) => !isReverseZone(zone))) throw c.error('non-reverse zone name must be used');
     while (c.nextBlock()) {
       const property = c.val();
-      const args = c.remainingArgs();
+      const argTokens = c.remainingArgTokens();
+      const args = argTokens.map((token) => token.text);
       switch (property) {
         case 'endpoint_pod_names':
           if (args.length > 0) throw c.argError();
@@ -191,6 +192,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           break;
         case 'kubeconfig':
           if (args.length !== 1 && args.length !== 2) throw c.argError();
+          readableFile(argTokens[0]!, 'kubeconfig');
           kubeconfig = args[0]!;
           context = args[1];
           break;
@@ -233,6 +235,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
         }
         case 'manifests':
           if (args.length !== 1) throw c.argError();
+          checkDirectory(argTokens[0]!, 'manifests directory');
           manifests = args[0]!;
           break;
         default:

@@ -1,13 +1,19 @@
 /** The README is the operator's page: CoreDNS's sections, valid Corefile examples, every metric. */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bind from '@foghorn/plugin-bind';
 import { checkPluginReadme, directivesOf } from '@foghorn/testkit';
 import kubernetes from '../src/index.js';
 
-// An empty manifests directory: the plugin starts, registers its metrics, and needs no API server.
-const manifests = mkdtempSync(join(tmpdir(), 'foghorn-k8s-readme-'));
+// Setup refuses a kubeconfig or manifests directory that is not there: the examples' relative
+// paths (./kubeconfig, ./cluster) exist in the directory they are validated from. The empty
+// manifests directory also serves the metrics check: the plugin starts with no API server.
+const dir = mkdtempSync(join(tmpdir(), 'foghorn-k8s-readme-'));
+writeFileSync(join(dir, 'kubeconfig'), '');
+mkdirSync(join(dir, 'cluster'));
+process.chdir(dir);
+const manifests = join(dir, 'cluster');
 
 checkPluginReadme(new URL('../../README.md', import.meta.url), {
   name: 'kubernetes',

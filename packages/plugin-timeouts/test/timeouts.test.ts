@@ -91,6 +91,26 @@ test('DoT clients that stall: a handshake then silence, half a frame; both are c
   await closed;
 });
 
+test('read: a query trickled a byte every 200 ms on TCP or DoT is cut 1 s after its first byte, not kept alive by the bytes', limit, async () => {
+  for (const [port, secure] of [[portOf('dns'), false], [portOf('tls'), true]] as const) {
+    const socket = secure ? tls.connect({ port, host: '127.0.0.1', ...trusting }) : net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await once(socket, secure ? 'secureConnect' : 'connect');
+    // A first query answered, so the trickled one is a later frame (under the idle, then the read timeout).
+    const query = makeQuery('example.org', 'A');
+    socket.write(Buffer.concat([Buffer.from([0, query.length]), query]));
+    await once(socket, 'data');
+    const started = Date.now();
+    const closed = once(socket, 'close');
+    socket.write(Buffer.from([0, 200]));
+    const trickle = setInterval(() => socket.write(Buffer.from([0x61])), 200);
+    await closed;
+    clearInterval(trickle);
+    const took = Date.now() - started;
+    assert.ok(took >= 900 && took < 1_900, `${secure ? 'DoT' : 'TCP'} closed ${took} ms after the first byte`);
+  }
+});
+
 test('a TLS client that connects and never sends its hello is closed after the read timeout', limit, async () => {
   const socket = net.connect(portOf('tls'), '127.0.0.1');
   await once(socket, 'connect');
