@@ -12,8 +12,8 @@ import { definePlugin } from '@foghorn/core';
 import type { ReadinessProbe } from '@foghorn/core';
 import bind from '@foghorn/plugin-bind';
 import kubernetes, { ClusterStore, parseKubernetes, watchedResources } from '@foghorn/plugin-kubernetes';
-import { directivesOf, parseDirective, startServer } from '@foghorn/testkit';
-import { startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
+import { directivesOf, eventually, parseDirective, startServer } from '@foghorn/testkit';
+import { startKubeApiServer } from '@foghorn/testkit/kube';
 import { repoRoot, runCli } from './cli-helpers.js';
 import { kubeadmCorefile, loadManifests, mountedCorefile, only, portNumber } from './manifest-helpers.js';
 import type { Deployment, Rule, Service } from './manifest-helpers.js';
@@ -166,10 +166,10 @@ for (const [name, text] of [['the Corefile', corefile], ['the Corefile with pods
     t.after(() => dns.close());
     const probe = probes?.().find((p) => p.name === 'kubernetes');
     assert.ok(probe, 'kubernetes reports readiness');
-    await waitFor(() => probe.ready(), 5000, 'kubernetes ready');
+    await eventually(() => probe.ready(), 5000, 'kubernetes ready');
     // Listed, then watched: every informer's watch is open before the requests are judged.
     const informers = watchedResources(await parseDirective('kubernetes', parseKubernetes, kubernetesBlock(text), '.:53'), new ClusterStore()).length;
-    await waitFor(() => Object.values(api.openWatches()).reduce((a, b) => a + b, 0) >= informers, 5000, `${informers} open watches`);
+    await eventually(() => Object.values(api.openWatches()).reduce((a, b) => a + b, 0) >= informers, 5000, `${informers} open watches`);
 
     const granted = grants();
     const asked = new Set(api.requests.map((request) => {

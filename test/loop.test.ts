@@ -4,26 +4,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Request, ResponseWriter } from '@foghorn/core';
-import { directivesOf, freeTcpPort, query, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
-import bind from '@foghorn/plugin-bind';
-import { Whoami } from '@foghorn/plugin-whoami';
+import { eventually, freeTcpPort, query, rcodeOf, tempFile, upstreamFor } from '@foghorn/testkit';
 import { RunningCli } from './cli-helpers.js';
-
-function corefileIn(t: { after(fn: () => void): void }, text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'foghorn-loop-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, 'Corefile');
-  writeFileSync(path, text);
-  return path;
-}
 
 test('foghorn forwarding to itself logs the loop as FATAL and exits with status 1', async (t) => {
   const port = await freeTcpPort();
-  const conf = corefileIn(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . 127.0.0.1:${port}\n}\n`);
+  const conf = tempFile(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . 127.0.0.1:${port}\n}\n`, 'Corefile');
   const cli = new RunningCli(['-conf', conf]);
   t.after(() => cli.child.exitCode === null && cli.kill('SIGKILL'));
   const code = await cli.exited;
@@ -38,31 +24,15 @@ test('foghorn forwarding to itself logs the loop as FATAL and exits with status 
 });
 
 test('foghorn with loop and a forward that does not come back keeps serving', async (t) => {
-  let probes = 0;
-  const upstream = await startServer('.:0 {\n bind 127.0.0.1\n recorder\n}\n', {
-    directives: directivesOf(
-      bind,
-      testPlugin('recorder', () => {
-        const answer = new Whoami();
-        return {
-          name: 'recorder',
-          serveDNS(req: Request, w: ResponseWriter): number {
-            if (req.type === 'HINFO') probes++;
-            return answer.serveDNS(req, w);
-          },
-        };
-      }),
-    ),
-  });
-  t.after(() => upstream.close());
+  const upstream = await upstreamFor(t);
+  const probes = (): number => upstream.queries.filter((q) => q.type === 'HINFO').length;
   const port = await freeTcpPort();
-  const conf = corefileIn(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . 127.0.0.1:${upstream.port()}\n}\n`);
+  const conf = tempFile(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . ${upstream.address}\n}\n`, 'Corefile');
   const cli = new RunningCli(['-conf', conf]);
   t.after(() => cli.child.exitCode === null && cli.kill('SIGKILL'));
   await cli.waitFor(/^Foghorn-/m);
-  const deadline = Date.now() + 10_000;
-  while (probes === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.equal(probes, 1, 'the probe reached the upstream and was answered');
+  await eventually(() => probes() > 0, 10_000, 'the probe at the upstream');
+  assert.equal(probes(), 1, 'the probe reached the upstream and was answered');
   assert.equal(rcodeOf(await query({ port }, 'example.org', 'HINFO')), 'NOERROR');
   assert.equal(cli.child.exitCode, null, 'still running');
   assert.doesNotMatch(cli.output, /FATAL/);

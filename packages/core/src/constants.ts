@@ -42,6 +42,7 @@ export const TYPE_NS = 2;
 export const TYPE_CNAME = 5;
 export const TYPE_SOA = 6;
 export const TYPE_PTR = 12;
+export const TYPE_HINFO = 13;
 export const TYPE_MX = 15;
 export const TYPE_TXT = 16;
 export const TYPE_AAAA = 28;
@@ -55,6 +56,9 @@ export const TYPE_ANY = 255;
 export const CLASS_IN = 1;
 export const CLASS_CH = 3;
 export const CLASS_ANY = 255;
+
+/** Length of an OPT record without options: root owner (1), type, class (the UDP size), TTL, RDLENGTH (RFC 6891 §6.1.2). */
+export const OPT_LENGTH = 11;
 
 /** The DO bit in the OPT record's flags, the low half of its TTL field (RFC 3225). */
 export const EDNS_FLAG_DO = 0x8000;

@@ -14,6 +14,7 @@ import type { Http2ServerRequest, Http2ServerResponse, Http2Session } from 'node
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type net from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { TYPE_OPT } from './constants.js';
 import { listenError } from './address.js';
 import { bindStream, clientAddress, defaultStreamTimeouts, GRACEFUL_STOP_MS, Listener, rejectReply, ReplyWriter, wrapListenError } from './listener.js';
 import type { ServerSettings } from './plugin.js';
@@ -38,7 +39,6 @@ const MIN_MAX_AGE = 5;
 const MAX_MAX_AGE = 3_600;
 const TYPE_NS = 2;
 const TYPE_SOA = 6;
-const TYPE_OPT = 41;
 
 type HttpRequest = Http2ServerRequest | IncomingMessage;
 type HttpResponse = Http2ServerResponse | ServerResponse;

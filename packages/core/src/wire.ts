@@ -7,7 +7,7 @@
  * beyond the question name string. The full message is decoded lazily, only if a plugin asks.
  */
 
-import { Flags, HEADER_LENGTH, MAX_NAME_LENGTH, OPCODE_NOTIFY, OPCODE_QUERY, TYPE_OPT } from './constants.js';
+import { EDNS_FLAG_DO, Flags, HEADER_LENGTH, MAX_NAME_LENGTH, OPCODE_NOTIFY, OPCODE_QUERY, OPT_LENGTH, TYPE_OPT } from './constants.js';
 import { validateRecords } from './validate.js';
 
 /** EDNS(0) option as dns-packet encodes it. */
@@ -272,4 +272,18 @@ export function headerOnlyReply(query: Uint8Array, rcode: number): Buffer {
   reply[2] = 0x80 | ((query[2] ?? 0) & 0x79);
   reply[3] = rcode & 0x0f;
   return reply;
+}
+
+/**
+ * Writes, at `offset`, the OPT record a reply to an EDNS query carries when it echoes no options:
+ * the client's UDP size and DO bit, version 0, no options ({@link OPT_LENGTH} bytes). For plugins
+ * that assemble reply bytes themselves. Returns the offset after it.
+ */
+export function writeOpt(out: Buffer, offset: number, udpSize: number, dnssecOk: boolean): number {
+  out[offset] = 0;
+  out.writeUInt16BE(TYPE_OPT, offset + 1);
+  out.writeUInt16BE(udpSize, offset + 3);
+  out.writeUInt32BE(dnssecOk ? EDNS_FLAG_DO : 0, offset + 5);
+  out.writeUInt16BE(0, offset + 9);
+  return offset + OPT_LENGTH;
 }

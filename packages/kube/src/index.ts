@@ -54,3 +54,5 @@ export {
   servicesResource,
 } from './resources.js';
 export type { Endpoint, EndpointPort, EndpointSlice, Namespace, ObjectReference, Pod, Selectors, Service, ServiceImport, ServicePort } from './resources.js';
+export { defaultManifestsDebounceMs, ManifestsDirectory, parseManifests } from './manifests.js';
+export type { ManifestsDirectoryOptions } from './manifests.js';

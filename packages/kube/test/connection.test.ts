@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { captureLog } from '@foghorn/testkit';
-import { makeTempDir, RecordingSink, startKubeApiServer, waitFor, writeKubeconfig, writeServiceAccount } from '@foghorn/testkit/kube';
+import { captureLog, eventually } from '@foghorn/testkit';
+import { makeTempDir, RecordingSink, startKubeApiServer, writeKubeconfig, writeServiceAccount } from '@foghorn/testkit/kube';
 import type { KubeApiServer } from '@foghorn/testkit/kube';
 import { KubeConnectionError, resolveConnection, startWatch } from '../src/index.js';
 import type { KubeConnection, ResourceSpec, ResolvedConnection, Watch } from '../src/index.js';
@@ -43,7 +43,7 @@ test('kubeconfig PATH CONTEXT: TLS verified against the kubeconfig CA, bearer to
   assert.equal(resolved.server, api.url);
   assert.match(api.url, /^https:\/\/127\.0\.0\.1:\d+$/);
   const { sink, watch } = await syncedWatch(t, resolved);
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   assert.deepEqual(sink.names(), ['default/nginx']);
   for (const request of api.requests) assert.equal(request.authorization, 'Bearer s3cret');
 });
@@ -52,7 +52,7 @@ test('kubeconfig with the wrong token: 401 is retried and reported, never synced
   const api = await tlsServer(t);
   const file = writeKubeconfig(path.join(tempDir(t), 'config'), [{ name: 'ctx', server: api.url, ca: api.ca!, token: 'wrong' }]);
   const { watch, lines } = await syncedWatch(t, { kubeconfig: file });
-  await waitFor(() => api.requests.length >= 3, 3000, 'retries');
+  await eventually(() => api.requests.length >= 3, 3000, 'retries');
   assert.equal(watch.synced, false);
   assert.equal(lines.length, 1);
   assert.match(lines[0] ?? '', /^\[WARNING\] .*: list: 401 Unauthorized: Unauthorized; retrying in \d+ms$/);
@@ -63,7 +63,7 @@ test('a server certificate the kubeconfig CA does not vouch for is refused', asy
   // No CA: the self-signed certificate must not be trusted through the system roots.
   const file = writeKubeconfig(path.join(tempDir(t), 'config'), [{ name: 'ctx', server: api.url, token: 's3cret' }]);
   const { watch, lines } = await syncedWatch(t, { kubeconfig: file });
-  await waitFor(() => lines.length === 1, 3000, 'a warning');
+  await eventually(() => lines.length === 1, 3000, 'a warning');
   assert.equal(api.requests.length, 0);
   assert.equal(watch.synced, false);
   assert.match(lines[0] ?? '', /self[- ]signed certificate/);
@@ -77,7 +77,7 @@ test('in-cluster: the service-account token and CA plus KUBERNETES_SERVICE_HOST/
   assert.equal(resolved.server, api.url);
   assert.equal(resolved.config.getContextObject(resolved.config.currentContext)?.namespace, 'submariner-operator');
   const { sink, watch } = await syncedWatch(t, {}, account.env, account.dir);
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   assert.deepEqual(sink.names(), ['default/nginx']);
   for (const request of api.requests) assert.equal(request.authorization, 'Bearer pod-token');
 });
@@ -89,7 +89,7 @@ test('endpoint URL alone connects without credentials', async (t) => {
   assert.equal(resolved.source, 'endpoint');
   assert.equal(resolved.server, api.url);
   const { watch } = await syncedWatch(t, { endpoint: api.url });
-  await waitFor(() => watch.synced, 3000, 'sync');
+  await eventually(() => watch.synced, 3000, 'sync');
   assert.equal(api.requests[0]?.authorization, undefined);
 });
 
@@ -99,7 +99,7 @@ test('kubeconfig plus endpoint: the kubeconfig credentials against the endpoint 
   const resolved = await resolveConnection({ kubeconfig: file, endpoint: api.url }, {});
   assert.equal(resolved.server, api.url);
   const { watch } = await syncedWatch(t, resolved);
-  await waitFor(() => watch.synced, 3000, 'sync');
+  await eventually(() => watch.synced, 3000, 'sync');
 });
 
 test('$KUBECONFIG is the last resort, and its first file wins', async (t) => {

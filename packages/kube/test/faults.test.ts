@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { captureLog } from '@foghorn/testkit';
-import { RecordingSink, startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
+import { captureLog, eventually } from '@foghorn/testkit';
+import { RecordingSink, startKubeApiServer } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
 import { startWatch } from '../src/index.js';
 import type { ResourceSpec, StartWatchOptions, Watch } from '../src/index.js';
@@ -40,10 +40,10 @@ test('500 and 403 on the first list are retried with growing delays, and synced 
     api.failNext(403, { match: 'list', message: 'serviceimports is forbidden: User "system:serviceaccount:submariner-operator:lighthouse" cannot list' });
   });
   assert.equal(watch.synced, false);
-  await waitFor(() => api.requests.filter((r) => r.verb === 'list').length >= 3, 3000, 'three lists');
+  await eventually(() => api.requests.filter((r) => r.verb === 'list').length >= 3, 3000, 'three lists');
   assert.equal(watch.synced, false);
   assert.deepEqual(sink.calls, []);
-  await waitFor(() => watch.synced, 3000, 'sync');
+  await eventually(() => watch.synced, 3000, 'sync');
   const lists = api.requests.filter((r) => r.verb === 'list');
   assert.deepEqual(lists.map((r) => r.status), [500, 500, 403, 200]);
   assert.equal(watch.restarts, 3);
@@ -62,17 +62,17 @@ test('while relists fail the sink keeps the last known state, and a later succes
     api.apply(serviceImport('a'));
     api.apply(serviceImport('b'));
   });
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   api.failNext(500, { match: 'list', count: 4 });
   api.silenceWatches();
   api.delete(serviceImport('a'));
   api.compact();
   api.dropConnections();
-  await waitFor(() => api.requests.filter((r) => r.status === 500).length === 4, 3000, 'four failed relists');
+  await eventually(() => api.requests.filter((r) => r.status === 500).length === 4, 3000, 'four failed relists');
   // Still answering from the last known state: nothing removed, nothing emptied.
   assert.deepEqual(sink.calls, [{ op: 'replace', names: ['default/a', 'default/b'] }]);
   assert.equal(watch.synced, true);
-  await waitFor(() => sink.calls.length === 2, 3000, 'relist');
+  await eventually(() => sink.calls.length === 2, 3000, 'relist');
   assert.deepEqual(sink.calls[1], { op: 'replace', names: ['default/b'] });
   assert.equal(warnings(lines).length, 1);
 });
@@ -83,9 +83,9 @@ test('a failing watch request is retried from the same resourceVersion, without 
     api.failNext(500, { match: 'watch', count: 2 });
     api.failNext(403, { match: 'watch' });
   });
-  await waitFor(() => api.watchCount === 1, 3000, 'watch open');
+  await eventually(() => api.watchCount === 1, 3000, 'watch open');
   api.apply(serviceImport('b'));
-  await waitFor(() => sink.calls.length === 2, 3000, 'upsert');
+  await eventually(() => sink.calls.length === 2, 3000, 'upsert');
   const watches = api.requests.filter((r) => r.verb === 'watch');
   assert.deepEqual(watches.map((r) => r.status), [500, 500, 403, 200]);
   assert.deepEqual(new Set(watches.map((r) => r.query['resourceVersion'])), new Set(['2']));
@@ -98,15 +98,15 @@ test('a failing watch request is retried from the same resourceVersion, without 
 
 test('when the API server goes away the watch backs off, keeps its state, and resumes when it returns', async (t) => {
   const { api, sink, watch, lines } = await watchWith(t, (api) => api.apply(serviceImport('a')));
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   await api.stop();
   // Changes made while the client cannot see them are replayed from its resourceVersion.
   api.apply(serviceImport('b'));
   api.delete(serviceImport('a'));
-  await waitFor(() => watch.restarts >= 4, 3000, 'several refused reconnects');
+  await eventually(() => watch.restarts >= 4, 3000, 'several refused reconnects');
   assert.deepEqual(sink.names(), ['default/a']);
   await api.restart();
-  await waitFor(() => sink.calls.length === 3, 3000, 'replayed events');
+  await eventually(() => sink.calls.length === 3, 3000, 'replayed events');
   assert.deepEqual(sink.calls, [
     { op: 'replace', names: ['default/a'] },
     { op: 'upsert', name: 'default/b' },
@@ -120,13 +120,13 @@ test('when the API server goes away the watch backs off, keeps its state, and re
 
 test('a reset connection is re-established and nothing is lost', async (t) => {
   const { api, sink, watch } = await watchWith(t, (api) => api.apply(serviceImport('a')));
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   api.apply(serviceImport('b'));
-  await waitFor(() => sink.calls.length === 2, 3000, 'first upsert');
+  await eventually(() => sink.calls.length === 2, 3000, 'first upsert');
   for (let i = 0; i < 3; i++) {
     api.dropConnections();
     api.apply(serviceImport(`c${i}`));
-    await waitFor(() => sink.names().includes(`default/c${i}`), 3000, `c${i} after reset ${i}`);
+    await eventually(() => sink.names().includes(`default/c${i}`), 3000, `c${i} after reset ${i}`);
   }
   assert.deepEqual(sink.names(), ['default/a', 'default/b', 'default/c0', 'default/c1', 'default/c2']);
   assert.equal(api.requests.filter((r) => r.verb === 'list').length, 1);
@@ -134,10 +134,10 @@ test('a reset connection is re-established and nothing is lost', async (t) => {
 
 test('a watch that goes silent is restarted by the watchdog and catches up', async (t) => {
   const { api, sink, watch, lines } = await watchWith(t, (api) => api.apply(serviceImport('a')), { watchdogMs: 150 });
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   api.silenceWatches();
   api.apply(serviceImport('b'));
-  await waitFor(() => sink.calls.length === 2, 3000, 'upsert after watchdog restart');
+  await eventually(() => sink.calls.length === 2, 3000, 'upsert after watchdog restart');
   assert.deepEqual(sink.calls[1], { op: 'upsert', name: 'default/b' });
   assert.ok(watch.restarts >= 1);
   // (On a loaded machine even the list may take longer than 150 ms, and be the one reported.)
@@ -154,10 +154,10 @@ test('requests that never get response headers are abandoned by the watchdog, li
     },
     { watchdogMs: 100 },
   );
-  await waitFor(() => watch.synced, 3000, 'sync after a stalled list');
-  await waitFor(() => api.watchCount === 1, 3000, 'watch after a stalled watch');
+  await eventually(() => watch.synced, 3000, 'sync after a stalled list');
+  await eventually(() => api.watchCount === 1, 3000, 'watch after a stalled watch');
   api.apply(serviceImport('b'));
-  await waitFor(() => sink.calls.length === 2, 3000, 'upsert');
+  await eventually(() => sink.calls.length === 2, 3000, 'upsert');
   const seen = api.requests.map((r) => `${r.verb} ${r.status}`);
   assert.deepEqual(seen.slice(0, 4), ['list stalled', 'list 200', 'watch stalled', 'watch 200']);
   // On a slow machine the 100 ms watchdog may also restart the healthy but quiet watch.
@@ -167,10 +167,10 @@ test('requests that never get response headers are abandoned by the watchdog, li
 
 test('an ERROR event other than 410 restarts the watch from the same resourceVersion after a backoff', async (t) => {
   const { api, sink, watch, lines } = await watchWith(t, (api) => api.apply(serviceImport('a')));
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   assert.equal(api.errorWatches(500, 'etcdserver: request timed out'), 1);
   api.apply(serviceImport('b'));
-  await waitFor(() => sink.calls.length === 2, 3000, 'upsert');
+  await eventually(() => sink.calls.length === 2, 3000, 'upsert');
   assert.deepEqual(sink.calls[1], { op: 'upsert', name: 'default/b' });
   assert.equal(watch.restarts, 1);
   assert.equal(api.requests.filter((r) => r.verb === 'list').length, 1);
@@ -179,11 +179,11 @@ test('an ERROR event other than 410 restarts the watch from the same resourceVer
 
 test('a 410 ERROR event on an open watch relists at once and is not a warning', async (t) => {
   const { api, sink, watch, lines } = await watchWith(t, (api) => api.apply(serviceImport('a')));
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   api.apply(serviceImport('b'));
-  await waitFor(() => sink.calls.length === 2, 3000, 'upsert');
+  await eventually(() => sink.calls.length === 2, 3000, 'upsert');
   api.errorWatches(410, 'too old resource version: 2 (3)');
-  await waitFor(() => sink.calls.length === 3, 3000, 'relist');
+  await eventually(() => sink.calls.length === 3, 3000, 'relist');
   assert.deepEqual(sink.calls[2], { op: 'replace', names: ['default/a', 'default/b'] });
   assert.deepEqual(warnings(lines), []);
 });
@@ -194,7 +194,7 @@ test('stop() while a request hangs returns promptly', async (t) => {
   api.stallNext({ match: 'list' });
   const { logger, lines } = captureLog();
   const watch = await startWatch({ endpoint: api.url }, serviceImports, new RecordingSink(), { logger, env: {}, ...fast, watchdogMs: 60_000 });
-  await waitFor(() => api.requests.length === 1, 3000, 'stalled list');
+  await eventually(() => api.requests.length === 1, 3000, 'stalled list');
   const started = Date.now();
   await watch.stop();
   assert.ok(Date.now() - started < 500);
@@ -218,10 +218,10 @@ test('a sink that throws is reported as an error and does not stop the watch', a
   };
   const watch = await startWatch({ endpoint: api.url }, serviceImports, fragile, { logger: logger.forPlugin('lighthouse'), env: {}, ...fast });
   t.after(() => watch.stop());
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   api.apply(serviceImport('bad'));
   api.apply(serviceImport('good'));
-  await waitFor(() => sink.names().includes('default/good'), 3000, 'event after the throw');
+  await eventually(() => sink.names().includes('default/good'), 3000, 'event after the throw');
   assert.deepEqual(lines, [`[ERROR] plugin/lighthouse: ${name}: sink upsert failed: spec.ips is not an array`]);
   assert.equal(watch.restarts, 0);
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { captureLog } from '@foghorn/testkit';
-import { RecordingSink, startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
+import { captureLog, eventually } from '@foghorn/testkit';
+import { RecordingSink, startKubeApiServer } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer, KubeApiServerOptions } from '@foghorn/testkit/kube';
 import { startWatch } from '../src/index.js';
 import type { ResourceSpec, StartWatchOptions, Watch } from '../src/index.js';
@@ -49,11 +49,11 @@ test('a watch lists, then delivers adds, changes and deletes to the sink in orde
     api.apply(serviceImport('a'));
     api.apply(serviceImport('b'));
   });
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   api.apply(serviceImport('c'));
   api.apply(serviceImport('a', '10.0.0.9'));
   api.delete(serviceImport('b'));
-  await waitFor(() => sink.calls.length === 4, 3000, 'four sink calls');
+  await eventually(() => sink.calls.length === 4, 3000, 'four sink calls');
   assert.deepEqual(sink.calls, [
     { op: 'replace', names: ['default/a', 'default/b'] },
     { op: 'upsert', name: 'default/c' },
@@ -82,7 +82,7 @@ test('a namespaced core resource is listed and watched under /api/v1/namespaces'
     api.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'submariner-lighthouse-coredns', namespace: 'submariner-operator' }, data: { 'dns.ttl': '30' } });
     api.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other', namespace: 'kube-system' }, data: {} });
   });
-  await waitFor(() => watch.synced, 3000, 'sync');
+  await eventually(() => watch.synced, 3000, 'sync');
   assert.deepEqual(sink.names(), ['submariner-operator/submariner-lighthouse-coredns']);
   // Lists of built-in types leave apiVersion/kind off the items; the sink still gets them.
   const cm = sink.state.get('submariner-operator/submariner-lighthouse-coredns');
@@ -96,7 +96,7 @@ test('the label selector filters the list, and label changes arrive as adds and 
     api.apply(endpointSlice('mine', 'lighthouse-agent.submariner.io'));
     api.apply(endpointSlice('theirs', 'endpointslice-controller.k8s.io'));
   });
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   assert.deepEqual(sink.names(), ['default/mine']);
   assert.equal(sink.state.get('default/mine')?.['kind'], 'EndpointSlice');
   assert.equal(sink.state.get('default/mine')?.['apiVersion'], 'discovery.k8s.io/v1');
@@ -104,7 +104,7 @@ test('the label selector filters the list, and label changes arrive as adds and 
   api.apply(endpointSlice('theirs', 'lighthouse-agent.submariner.io'));
   api.apply(endpointSlice('mine', 'someone-else'));
   api.apply(endpointSlice('unrelated', 'endpointslice-controller.k8s.io'));
-  await waitFor(() => sink.calls.length === 3, 3000, 'three sink calls');
+  await eventually(() => sink.calls.length === 3, 3000, 'three sink calls');
   assert.deepEqual(sink.calls.slice(1), [
     { op: 'upsert', name: 'default/theirs' },
     { op: 'remove', name: 'default/mine' },
@@ -117,14 +117,14 @@ test('410 Gone makes the watch relist, and the sink gets the new state in one re
     api.apply(serviceImport('a'));
     api.apply(serviceImport('b'));
   });
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   // Changes the client misses, then the history it would resume from is compacted away.
   api.silenceWatches();
   api.delete(serviceImport('a'));
   api.apply(serviceImport('c'));
   api.compact();
   api.dropConnections();
-  await waitFor(() => sink.calls.length === 2, 3000, 'relist');
+  await eventually(() => sink.calls.length === 2, 3000, 'relist');
   // No remove of 'a' and no empty list in between: readers never see a state the cluster never had.
   assert.deepEqual(sink.calls, [
     { op: 'replace', names: ['default/a', 'default/b'] },
@@ -144,19 +144,19 @@ test('bookmarks advance the resourceVersion, so a resumed watch needs no relist 
   const { api, sink, watch } = await watchWith(t, serviceImports, (api) => {
     api.apply(serviceImport('a'));
   });
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   // Other resources change: the global resourceVersion moves on while this one stays quiet.
   const latest = api.bumpResourceVersion(40);
   assert.equal(api.bookmark(), 1);
   api.compact();
   // Ends the stream after the bookmark, in order, as the server-side timeout does.
   api.endWatches();
-  await waitFor(() => api.requests.filter((r) => r.verb === 'watch').length === 2 && api.watchCount === 1, 3000, 'second watch');
+  await eventually(() => api.requests.filter((r) => r.verb === 'watch').length === 2 && api.watchCount === 1, 3000, 'second watch');
   const resumed = api.requests.filter((r) => r.verb === 'watch')[1];
   assert.equal(resumed?.query['resourceVersion'], latest);
   assert.equal(api.requests.filter((r) => r.verb === 'list').length, 1);
   api.apply(serviceImport('b'));
-  await waitFor(() => sink.calls.length === 2, 3000, 'upsert after resume');
+  await eventually(() => sink.calls.length === 2, 3000, 'upsert after resume');
   assert.deepEqual(sink.calls, [
     { op: 'replace', names: ['default/a'] },
     { op: 'upsert', name: 'default/b' },
@@ -166,10 +166,10 @@ test('bookmarks advance the resourceVersion, so a resumed watch needs no relist 
 
 test('the server-side watch timeout ends a stream and the watch resumes without relisting', async (t) => {
   const { api, sink, watch } = await watchWith(t, serviceImports, (api) => api.apply(serviceImport('a')), { watchTimeoutSeconds: 1 });
-  await waitFor(() => watch.synced, 3000, 'sync');
-  await waitFor(() => api.requests.filter((r) => r.verb === 'watch').length === 2, 3000, 'second watch after timeout');
+  await eventually(() => watch.synced, 3000, 'sync');
+  await eventually(() => api.requests.filter((r) => r.verb === 'watch').length === 2, 3000, 'second watch after timeout');
   api.apply(serviceImport('b'));
-  await waitFor(() => sink.names().length === 2, 3000, 'upsert');
+  await eventually(() => sink.names().length === 2, 3000, 'upsert');
   assert.equal(api.requests.filter((r) => r.verb === 'list').length, 1);
   assert.equal(watch.restarts, 0);
 });
@@ -177,7 +177,7 @@ test('the server-side watch timeout ends a stream and the watch resumes without 
 test('an optional resource that is not served is synced and empty, and is picked up once it appears', async (t) => {
   const v1beta1: ResourceSpec = { group: 'multicluster.x-k8s.io', version: 'v1beta1', plural: 'serviceimports', optional: true };
   const { api, sink, watch, lines } = await watchWith(t, v1beta1);
-  await waitFor(() => watch.synced, 3000, 'sync');
+  await eventually(() => watch.synced, 3000, 'sync');
   assert.deepEqual(sink.calls, [{ op: 'replace', names: [] }]);
   assert.equal(api.requests[0]?.status, 404);
   assert.equal(lines.filter((l) => l.startsWith('[WARNING]')).length, 0);
@@ -186,12 +186,12 @@ test('an optional resource that is not served is synced and empty, and is picked
   // The CRD version gets installed: the slow re-check (backoffMaxMs) lists it.
   api.serve({ group: 'multicluster.x-k8s.io', version: 'v1beta1', plural: 'serviceimports', kind: 'ServiceImport' });
   api.apply({ ...serviceImport('nginx'), apiVersion: 'multicluster.x-k8s.io/v1beta1' });
-  await waitFor(() => sink.names().length === 1 && api.watchCount === 1, 3000, 'resource appears');
+  await eventually(() => sink.names().length === 1 && api.watchCount === 1, 3000, 'resource appears');
   assert.deepEqual(sink.calls.at(-1), { op: 'replace', names: ['default/nginx'] });
 
   // Removed again (CRD deleted): the open watch ends and the sink is emptied.
   api.unserve({ group: 'multicluster.x-k8s.io', version: 'v1beta1', plural: 'serviceimports' });
-  await waitFor(() => sink.names().length === 0, 3000, 'resource disappears');
+  await eventually(() => sink.names().length === 0, 3000, 'resource disappears');
   assert.deepEqual(sink.calls.at(-1), { op: 'replace', names: [] });
   assert.equal(watch.synced, true);
 });
@@ -199,7 +199,7 @@ test('an optional resource that is not served is synced and empty, and is picked
 test('a required resource that is not served is retried and never reported synced', async (t) => {
   const missing: ResourceSpec = { group: 'submariner.io', version: 'v9', plural: 'gateways' };
   const { api, sink, watch, lines } = await watchWith(t, missing);
-  await waitFor(() => api.requests.length >= 3, 3000, 'retries');
+  await eventually(() => api.requests.length >= 3, 3000, 'retries');
   assert.equal(watch.synced, false);
   assert.deepEqual(sink.calls, []);
   assert.equal(lines.length, 1);
@@ -222,10 +222,10 @@ test('stop() closes every connection, leaves no handle open, and nothing logs or
   const { logger, lines } = captureLog();
   const sink = new RecordingSink();
   const watch = await startWatch({ endpoint: api.url }, serviceImports, sink, { logger, env: {}, ...fast });
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   await watch.stop();
   await watch.stop();
-  await waitFor(() => api.watchCount === 0, 3000, 'server sees the watch closed');
+  await eventually(() => api.watchCount === 0, 3000, 'server sees the watch closed');
   const callsAtStop = sink.calls.length;
   const linesAtStop = lines.length;
   // Trouble after stop() would produce warnings and relists if anything still ran.
@@ -239,7 +239,7 @@ test('stop() closes every connection, leaves no handle open, and nothing logs or
   await api.close();
   // At most what was open before (a server closed by the previous test may still be going away).
   const atMostBefore = (): boolean => [...kinds].every((k) => handles().filter((h) => h === k).length <= before.filter((h) => h === k).length);
-  await waitFor(atMostBefore, 3000, `handles back to [${before.join()}], not [${handles().join()}]`);
+  await eventually(atMostBefore, 3000, `handles back to [${before.join()}], not [${handles().join()}]`);
 });
 
 test('a list is read page by page and delivered as one replace; an expired continue token restarts it', async (t) => {
@@ -253,7 +253,7 @@ test('a list is read page by page and delivered as one replace; an expired conti
     },
     { listPageSize: 2 },
   );
-  await waitFor(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   assert.deepEqual(sink.calls, [{ op: 'replace', names: ['default/a', 'default/b', 'default/c', 'default/d', 'default/e'] }]);
   const lists = api.requests.filter((r) => r.verb === 'list');
   assert.deepEqual(

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { captureLog } from '@foghorn/testkit';
-import { startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
+import { captureLog, eventually } from '@foghorn/testkit';
+import { startKubeApiServer } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
 import {
   endpointSlicesResource,
@@ -71,11 +71,11 @@ test('two users of the same resource and selector share one list, one watch and 
   const two = await registry.acquire({ endpoint: `${api.url}/` }, servicesResource(), second, options());
   t.after(() => Promise.all([one.release(), two.release()]));
   assert.equal(one.key, two.key);
-  await waitFor(() => one.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => one.synced && api.watchCount === 1, 3000, 'sync');
   api.apply(service('b'));
   api.apply(service('a', 'default', '10.0.0.2'));
   api.delete(service('b'));
-  await waitFor(() => second.events.length === 5, 3000, 'four events');
+  await eventually(() => second.events.length === 5, 3000, 'four events');
   for (const recorder of [first, second]) assert.deepEqual(recorder.events, ['replace a', 'synced', 'add b', 'update a', 'delete b']);
   assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 1 });
   assert.deepEqual(api.requestCounts('watch'), { '/api/v1/services': 1 });
@@ -98,7 +98,7 @@ test('a different namespace, label selector or field selector is a watch of its 
     registry.acquire(connection, podsResource({ fieldSelector: 'status.phase!=Failed' }), undefined, options()),
   ]);
   t.after(() => Promise.all(leases.map((l) => l.release())));
-  await waitFor(() => leases.every((l) => l.synced) && api.watchCount === 4, 3000, 'four watches');
+  await eventually(() => leases.every((l) => l.synced) && api.watchCount === 4, 3000, 'four watches');
   assert.deepEqual(api.openWatches(), {
     '/apis/discovery.k8s.io/v1/endpointslices': 1,
     [`/apis/discovery.k8s.io/v1/endpointslices?labelSelector=${headless}`]: 1,
@@ -122,9 +122,9 @@ test('the store and the subscribers get objects without managedFields and the la
   const seen: KubeObject[] = [];
   const lease = await new InformerRegistry().acquire({ endpoint: api.url }, servicesResource(), { replace: (items) => seen.push(...items), upsert: (item) => seen.push(item), remove: () => {} }, options());
   t.after(() => lease.release());
-  await waitFor(() => lease.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => lease.synced && api.watchCount === 1, 3000, 'sync');
   api.apply(bulky('b'));
-  await waitFor(() => seen.length === 2, 3000, 'an event');
+  await eventually(() => seen.length === 2, 3000, 'an event');
   for (const object of [...seen, ...lease.objects.values()]) {
     assert.deepEqual(Object.keys(object.metadata ?? {}).sort(), ['annotations', 'name', 'namespace', 'resourceVersion', 'uid']);
     assert.deepEqual(object.metadata?.annotations, { keep: 'me' });
@@ -139,10 +139,10 @@ test('a field selector filters the list and the watch; a field change moves the 
   const recorder = new Recorder();
   const lease = await registry.acquire({ endpoint: api.url }, podsResource({ fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' }), recorder, options());
   t.after(() => lease.release());
-  await waitFor(() => lease.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => lease.synced && api.watchCount === 1, 3000, 'sync');
   api.apply(pod('running', 'Failed', '10.1.0.1'));
   api.apply(pod('failed', 'Running', '10.1.0.2'));
-  await waitFor(() => recorder.events.length === 4, 3000, 'two events');
+  await eventually(() => recorder.events.length === 4, 3000, 'two events');
   assert.deepEqual(recorder.events, ['replace running', 'synced', 'delete running', 'add failed']);
   const current: Pod | undefined = lease.get('default', 'failed');
   assert.equal(current?.status?.podIP, '10.1.0.2');
@@ -155,7 +155,7 @@ test('cluster-scoped Namespaces with a label selector are keyed by name alone', 
   api.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dev', labels: { env: 'dev' } } });
   const lease = await new InformerRegistry().acquire({ endpoint: api.url }, namespacesResource({ labelSelector: 'env=prod' }), undefined, options());
   t.after(() => lease.release());
-  await waitFor(() => lease.synced, 3000, 'sync');
+  await eventually(() => lease.synced, 3000, 'sync');
   assert.deepEqual([...lease.objects.keys()], ['/prod']);
   assert.equal(lease.get('', 'prod')?.metadata?.labels?.['env'], 'prod');
   assert.equal(api.requests[0]?.path, '/api/v1/namespaces');
@@ -167,14 +167,14 @@ test('a subscriber that comes later gets the current state at once, then the eve
   const registry = new InformerRegistry();
   const first = await registry.acquire({ endpoint: api.url }, servicesResource(), undefined, options());
   t.after(() => first.release());
-  await waitFor(() => first.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => first.synced && api.watchCount === 1, 3000, 'sync');
   const late = new Recorder();
   const second = await registry.acquire({ endpoint: api.url }, servicesResource(), late, options());
   t.after(() => second.release());
   assert.deepEqual(late.events, ['replace a', 'synced']);
   assert.equal(second.synced, true);
   api.apply(service('b'));
-  await waitFor(() => late.events.length === 3, 3000, 'an event');
+  await eventually(() => late.events.length === 3, 3000, 'an event');
   assert.equal(late.events[2], 'add b');
   assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 1 });
 });
@@ -184,25 +184,25 @@ test('a reload acquires before it releases: the watch stays, nothing is relisted
   const registry = new InformerRegistry();
   const old = new Recorder();
   const before = await registry.acquire({ endpoint: api.url }, servicesResource(), old, options());
-  await waitFor(() => before.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => before.synced && api.watchCount === 1, 3000, 'sync');
   // The new configuration's startup, then the old one's shutdown.
   const after = new Recorder();
   const kept = await registry.acquire({ endpoint: api.url }, servicesResource(), after, options());
   await before.release();
   await before.release();
   api.apply(service('a'));
-  await waitFor(() => after.events.length === 3, 3000, 'an event for the new subscriber');
+  await eventually(() => after.events.length === 3, 3000, 'an event for the new subscriber');
   assert.deepEqual(old.events, ['replace ', 'synced']);
   assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 1 });
   assert.deepEqual(api.requestCounts('watch'), { '/api/v1/services': 1 });
   assert.equal(api.watchCount, 1);
   await kept.release();
   assert.deepEqual(registry.list(), []);
-  await waitFor(() => api.watchCount === 0, 3000, 'the watch closed');
+  await eventually(() => api.watchCount === 0, 3000, 'the watch closed');
   // Acquired again after everyone let go: a fresh informer lists again.
   const again = await registry.acquire({ endpoint: api.url }, servicesResource(), undefined, options());
   t.after(() => again.release());
-  await waitFor(() => again.synced, 3000, 'sync');
+  await eventually(() => again.synced, 3000, 'sync');
   assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 2 });
   assert.equal(again.get('default', 'a')?.metadata?.name, 'a');
 });
@@ -213,9 +213,9 @@ test('restarts count per lease from its acquisition; the informer logs through t
   const first = options();
   const one = await registry.acquire({ endpoint: api.url }, servicesResource(), undefined, first);
   t.after(() => one.release());
-  await waitFor(() => one.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => one.synced && api.watchCount === 1, 3000, 'sync');
   api.dropConnections();
-  await waitFor(() => one.restarts >= 1 && api.watchCount === 1, 3000, 'a restart');
+  await eventually(() => one.restarts >= 1 && api.watchCount === 1, 3000, 'a restart');
   const second = options();
   const two = await registry.acquire({ endpoint: api.url }, servicesResource(), undefined, second);
   t.after(() => two.release());
@@ -230,7 +230,7 @@ test('an optional resource the API server lacks is synced and empty for every su
   const recorder = new Recorder();
   const lease = await registry.acquire({ endpoint: api.url }, serviceImportsResource({}, 'v1beta1'), recorder, options());
   t.after(() => lease.release());
-  await waitFor(() => lease.synced, 3000, 'sync');
+  await eventually(() => lease.synced, 3000, 'sync');
   assert.deepEqual(recorder.events, ['replace ', 'synced']);
 });
 
@@ -249,10 +249,10 @@ test('a subscriber that throws does not keep the others from their events', asyn
   const one = await registry.acquire({ endpoint: api.url }, servicesResource(), broken, opts);
   const two = await registry.acquire({ endpoint: api.url }, servicesResource(), recorder, options());
   t.after(() => Promise.all([one.release(), two.release()]));
-  await waitFor(() => one.synced && api.watchCount === 1, 3000, 'sync');
+  await eventually(() => one.synced && api.watchCount === 1, 3000, 'sync');
   api.apply(service('a'));
   api.apply(service('b'));
-  await waitFor(() => recorder.events.length === 4, 3000, 'both events');
+  await eventually(() => recorder.events.length === 4, 3000, 'both events');
   assert.deepEqual(recorder.events.slice(2), ['add a', 'add b']);
   assert.match(opts.lines[0] ?? '', /^\[ERROR\] plugin\/kubernetes: watch services\.v1: sink upsert failed: broken subscriber$/);
 });

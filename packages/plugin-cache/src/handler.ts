@@ -15,7 +15,7 @@
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { LRUCache } from 'lru-cache';
-import { classNumber, Flags, isSubdomain, matchZone, nextOrFailure, packetRcode, Request, ResponseType, typeNumber } from '@foghorn/core';
+import { classNumber, Flags, isSubdomain, matchZone, nextOrFailure, packetRcode, Rcode, Request, ResponseType, typeNumber } from '@foghorn/core';
 import type { Handler, HandlerResult, ResponseWriter, Transport } from '@foghorn/core';
 import { canonicalName, clampTtl, classify, isDenial, minimalTtl } from './classify.js';
 import { buildEntry, Entry } from './item.js';
@@ -35,9 +35,6 @@ const enum Mode {
   /** serve_stale verify: store and pass on only a matching NOERROR or NXDOMAIN reply. */
   Verify,
 }
-
-const RCODE_NOERROR = 0;
-const RCODE_NXDOMAIN = 3;
 
 /** CoreDNS's `request.Match`: one question, QR set, same name (any case), type and class. */
 function replyMatches(msg: Packet, req: Request): boolean {
@@ -378,7 +375,7 @@ class CachingWriter implements ResponseWriter {
     const matches = replyMatches(msg, req);
     const rcode = packetRcode(msg);
     // Refreshes of stale entries accept only a good answer: a failure keeps the stale one.
-    const acceptable = this.mode === Mode.Client || this.mode === Mode.Prefetch || (!truncated && matches && (rcode === RCODE_NOERROR || rcode === RCODE_NXDOMAIN));
+    const acceptable = this.mode === Mode.Client || this.mode === Mode.Prefetch || (!truncated && matches && (rcode === Rcode.NOERROR || rcode === Rcode.NXDOMAIN));
     const out: Packet = {
       ...msg,
       answers: withTtl(msg.answers, ttl),

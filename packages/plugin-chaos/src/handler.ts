@@ -1,12 +1,10 @@
 import { hostname } from 'node:os';
-import { classNumber, nextOrFailure, Rcode, replyTo, typeNumber } from '@foghorn/core';
+import { CLASS_CH, nextOrFailure, Rcode, replyTo, TYPE_TXT } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import type { Answer } from 'dns-packet';
 import { trim } from './setup.js';
 import type { ChaosOptions } from './setup.js';
 
-const CLASS_CH = classNumber('CH');
-const TYPE_TXT = typeNumber('TXT');
 
 /** Answers CH TXT queries for the server's version, authors and host name (CoreDNS's chaos.go). */
 export class Chaos implements Handler {

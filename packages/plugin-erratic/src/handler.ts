@@ -1,12 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Flags, Rcode, replyTo, typeNumber } from '@foghorn/core';
+import { Flags, Rcode, replyTo, TYPE_A, TYPE_AAAA, TYPE_AXFR } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import type { Answer, Packet } from 'dns-packet';
 import type { ErraticOptions } from './setup.js';
 
-const TYPE_A = typeNumber('A');
-const TYPE_AAAA = typeNumber('AAAA');
-const TYPE_AXFR = typeNumber('AXFR');
 
 /** The fixed answers: documentation addresses (RFC 5737, RFC 3849). */
 const ADDRESS_A = '192.0.2.53';

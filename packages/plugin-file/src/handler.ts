@@ -2,14 +2,11 @@
  * The *file* handler: CoreDNS's `File.ServeDNS` (`plugin/file/file.go`). Authoritative answers
  * from the zone the query falls in; names outside every zone go to the next plugin.
  */
-import { Flags, isSubdomain, nextOrFailure, Rcode, replyTo } from '@foghorn/core';
+import { Flags, isSubdomain, nextOrFailure, OPCODE_NOTIFY, Rcode, replyTo, TYPE_AXFR, TYPE_IXFR } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import type { FileZones } from './zones.js';
 import { Result } from './zone.js';
 
-const TYPE_IXFR = 251;
-const TYPE_AXFR = 252;
-const OPCODE_NOTIFY = 4;
 
 export class File implements Handler {
   readonly name = 'file';

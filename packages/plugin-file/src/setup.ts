@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { errorAt, normalizeZone, parseDuration, reverseZones } from '@foghorn/core';
+import { durationArg, errorAt, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { ZoneData } from './zone.js';
 import { File } from './handler.js';
@@ -34,14 +34,6 @@ export interface FileOptions {
   readonly fallthrough: readonly string[] | null;
 }
 
-function zoneArgument(c: Controller, zone: string): string[] {
-  try {
-    return reverseZones(zone) ?? [normalizeZone(zone)];
-  } catch (error) {
-    throw c.error((error as Error).message);
-  }
-}
-
 /**
  * Parses every `file` directive of the block and loads its zone files. A file that cannot be
  * opened is a warning while `reload` is on (it is retried), as in CoreDNS; a file that does not
@@ -56,7 +48,7 @@ export function parseFile(c: Controller): FileOptions {
     const name = c.val();
     const file = isAbsolute(name) ? name : resolve(name);
     const args = c.remainingArgs();
-    const origins = args.length > 0 ? args.flatMap((zone) => zoneArgument(c, zone)) : [...c.zones];
+    const origins = zonesFromArgs(c, args);
     let text: string | undefined;
     let openError: Error | undefined;
     try {
@@ -79,17 +71,13 @@ export function parseFile(c: Controller): FileOptions {
       switch (property) {
         case 'fallthrough': {
           const zonesArgs = c.remainingArgs();
-          fallthrough = zonesArgs.length === 0 ? ['.'] : zonesArgs.flatMap((zone) => zoneArgument(c, zone));
+          fallthrough = zonesArgs.length === 0 ? ['.'] : zonesFromArgs(c, zonesArgs);
           break;
         }
         case 'reload': {
           const value = c.remainingArgs();
           if (value.length < 1) throw c.error('reload duration value is expected');
-          try {
-            reloadMs = parseDuration(value[0]!);
-          } catch (error) {
-            throw c.error((error as Error).message);
-          }
+          reloadMs = durationArg(c, value[0]!);
           if (reloadMs < 0) throw c.error(`reload duration must not be negative, got '${value[0]}'`);
           break;
         }

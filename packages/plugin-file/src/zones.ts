@@ -3,7 +3,7 @@
  * reload timers (CoreDNS's `plugin/file/reload.go`) and the zone data offered to *transfer*.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { matchZone } from '@foghorn/core';
+import { matchZone, pollEvery } from '@foghorn/core';
 import type { Logger, Transferer } from '@foghorn/core';
 import type { Answer } from 'dns-packet';
 import type { ZoneConfig } from './setup.js';
@@ -15,8 +15,6 @@ export interface ZoneEntry {
   data: ZoneData | null;
   /** Modification time of the file when it was last read, for `reload_by_mtime`. */
   mtimeMs: number;
-  /** A reload is reading the file: the next tick skips rather than overlaps it. */
-  reloading: boolean;
 }
 
 export class FileZones implements Transferer {
@@ -25,13 +23,13 @@ export class FileZones implements Transferer {
   readonly names: readonly string[];
   private readonly entries = new Map<string, ZoneEntry>();
   private readonly listeners: ((zone: string) => void)[] = [];
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly stops: (() => void)[] = [];
 
   constructor(
     zones: readonly ZoneConfig[],
     private readonly log: Logger,
   ) {
-    for (const config of zones) this.entries.set(config.origin, { config, data: config.data, mtimeMs: 0, reloading: false });
+    for (const config of zones) this.entries.set(config.origin, { config, data: config.data, mtimeMs: 0 });
     this.names = [...this.entries.keys()];
   }
 
@@ -45,11 +43,8 @@ export class FileZones implements Transferer {
   async start(): Promise<void> {
     for (const entry of this.entries.values()) {
       if (entry.config.reloadByMtime) entry.mtimeMs = await mtimeOf(entry.config.file);
-      if (entry.config.reloadMs > 0) {
-        const timer = setInterval(() => void this.reload(entry), entry.config.reloadMs);
-        timer.unref();
-        this.timers.push(timer);
-      }
+      // One read at a time: a slow reload is never overlapped by the next tick.
+      this.stops.push(pollEvery(entry.config.reloadMs, () => this.reload(entry)));
     }
     this.announce();
   }
@@ -63,8 +58,8 @@ export class FileZones implements Transferer {
   }
 
   stop(): void {
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers.length = 0;
+    for (const stop of this.stops) stop();
+    this.stops.length = 0;
   }
 
   /**
@@ -72,16 +67,6 @@ export class FileZones implements Transferer {
    * served (or, with `reload_by_mtime`, when the file is newer). Errors keep the old data.
    */
   async reload(entry: ZoneEntry): Promise<boolean> {
-    if (entry.reloading) return false;
-    entry.reloading = true;
-    try {
-      return await this.read(entry);
-    } finally {
-      entry.reloading = false;
-    }
-  }
-
-  private async read(entry: ZoneEntry): Promise<boolean> {
     const { origin, file } = entry.config;
     let mtimeMs = 0;
     if (entry.config.reloadByMtime) {

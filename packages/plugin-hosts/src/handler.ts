@@ -15,13 +15,10 @@
  * SERVFAIL rather than NXDOMAIN because the plugin has no SOA to prove a negative with.
  */
 import type { Answer } from 'dns-packet';
-import { Flags, matchZone, nextOrFailure, Rcode, replyTo } from '@foghorn/core';
+import { Flags, matchZone, nextOrFailure, Rcode, replyTo, TYPE_A, TYPE_AAAA, TYPE_PTR } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { addressFromReverse, HostsMap, lookup } from './hostsfile.js';
 
-const TYPE_A = 1;
-const TYPE_PTR = 12;
-const TYPE_AAAA = 28;
 
 /** The data a handler serves: the file's (replaced on reload) and the Corefile's inline entries. */
 export class HostsData {

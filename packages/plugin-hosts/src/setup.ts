@@ -5,7 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { normalizeZone, parseDuration, reverseZones } from '@foghorn/core';
+import { errOnce, parseDuration, pollEvery, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
 import { Hosts, HostsData } from './handler.js';
 import { parseHostsFile } from './hostsfile.js';
@@ -36,11 +36,6 @@ export const defaultPath = '/etc/hosts';
 export const defaultTtl = 3600;
 export const defaultReloadMs = 5_000;
 
-/** A zone argument: CIDRs become their reverse zones (CoreDNS's `NormalizeExact`). */
-function zonesOf(arg: string): string[] {
-  return reverseZones(arg) ?? [normalizeZone(arg)];
-}
-
 /** Parses the block's `hosts` (once per block). Stats FILE, as CoreDNS does, to warn early. */
 export function parseHosts(c: Controller): HostsOptions {
   let path = defaultPath;
@@ -53,25 +48,19 @@ export function parseHosts(c: Controller): HostsOptions {
   const inline: string[] = [];
   let seen = 0;
   while (c.next()) {
-    if (seen++ > 0) throw c.error('this plugin can only be used once per Server Block');
+    if (seen++ > 0) throw errOnce(c);
     const args = c.remainingArgs();
     if (args.length >= 1) {
       path = args.shift()!;
       checkFile(c, path);
     }
-    if (args.length > 0) {
-      try {
-        origins = args.flatMap(zonesOf);
-      } catch (error) {
-        throw c.error((error as Error).message);
-      }
-    }
+    if (args.length > 0) origins = zonesFromArgs(c, args);
     while (c.nextBlock()) {
       const property = c.val();
       switch (property) {
         case 'fallthrough': {
           const zones = c.remainingArgs();
-          fallthrough = zones.length === 0 ? ['.'] : zones.map((zone) => zonesOf(zone)[0]!);
+          fallthrough = zones.length === 0 ? ['.'] : zones.map((zone) => zonesFromArgs(c, [zone])[0]!);
           break;
         }
         case 'fallthrough_unsupported':
@@ -173,17 +162,9 @@ export class HostsFileReader {
     this.metrics.reloadTimestamp.set(Number(mtimeNs) / 1e9);
   }
 
-  /** Re-reads every `reloadMs` (0: never); returns the stop function. */
+  /** Re-reads every `reloadMs` (0: never), one read at a time; returns the stop function. */
   watch(reloadMs: number): () => void {
-    if (reloadMs <= 0) return () => undefined;
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      void this.read().finally(() => (busy = false));
-    }, reloadMs);
-    timer.unref();
-    return () => clearInterval(timer);
+    return pollEvery(reloadMs, () => this.read());
   }
 }
 

@@ -1,7 +1,4 @@
-/** Shared by the hosts tests: temp files, a marker plugin for "passed to next", reverse names. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+/** Shared by the hosts tests: a marker plugin for "passed to next", reverse names. */
 import { Flags, formatIp, parseIp, replyTo } from '@foghorn/core';
 import type { Request, ResponseWriter } from '@foghorn/core';
 import { directivesOf, startServer, testPlugin } from '@foghorn/testkit';
@@ -10,15 +7,6 @@ import bind from '@foghorn/plugin-bind';
 import hosts from '@foghorn/plugin-hosts';
 
 type After = { after(fn: () => void | Promise<void>): void };
-
-/** A file with `contents` in a fresh temporary directory, removed after the test. */
-export function tempFile(t: After, contents: string, name = 'hosts'): string {
-  const dir = mkdtempSync(join(tmpdir(), 'foghorn-hosts-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, name);
-  writeFileSync(path, contents);
-  return path;
-}
 
 /** The plugin after hosts: answers TXT "next" so a test can see the query was passed on. */
 export const nextMarker = testPlugin('next', () => ({

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { RecordType } from 'dns-packet';
-import { query, rcodeOf } from '@foghorn/testkit';
+import { eventually, query, rcodeOf, tempFile } from '@foghorn/testkit';
 import type { Reply } from '@foghorn/testkit';
-import { passedOn, reverseName, serveHosts, tempFile } from './helpers.js';
+import { passedOn, reverseName, serveHosts } from './helpers.js';
 
 const hostsExample = `
 127.0.0.1 localhost localhost.domain
@@ -54,7 +54,7 @@ const lookupA: [string, RecordType, string][] = [
 ];
 
 test('hosts answers A, AAAA and PTR from the file, NODATA for known names, SERVFAIL for unknown ones (TestLookupA)', async (t) => {
-  const file = tempFile(t, hostsExample);
+  const file = tempFile(t, hostsExample, 'hosts');
   const server = await serveHosts(t, `hosts ${file}`);
   for (const [name, type, want] of lookupA) {
     for (const transport of ['udp', 'tcp'] as const) {
@@ -64,7 +64,7 @@ test('hosts answers A, AAAA and PTR from the file, NODATA for known names, SERVF
 });
 
 test('fallthrough passes unknown names on, never known ones; PTRs without names always go on', async (t) => {
-  const file = tempFile(t, hostsExample);
+  const file = tempFile(t, hostsExample, 'hosts');
   const server = await serveHosts(t, `hosts ${file} {\n  fallthrough\n }`);
   const target = { port: server.port() };
   assert.ok(passedOn(await query(target, 'missing.example.org', 'A')));
@@ -85,7 +85,7 @@ const unsupported: [string, string, string, boolean][] = [
 
 for (const [title, name, options, passes] of unsupported) {
   test(`fallthrough_unsupported: ${title}`, async (t) => {
-    const server = await serveHosts(t, `hosts ${tempFile(t, hostsExample)} {\n  ${options}\n }`);
+    const server = await serveHosts(t, `hosts ${tempFile(t, hostsExample, 'hosts')} {\n  ${options}\n }`);
     const reply = await query({ port: server.port() }, name, 'TXT');
     if (passes) assert.ok(passedOn(reply), show(reply));
     else assert.equal(show(reply), 'NOERROR aa []');
@@ -180,7 +180,7 @@ const addresses = (reply: Reply, type: string): string[] => (reply.answers ?? []
 
 test('names resolve to every address of their family, in file order, in any case (TestLookupStaticHost, TestLookupWildcardHost)', async (t) => {
   for (const [text, entries] of staticHosts) {
-    const server = await serveHosts(t, `hosts ${tempFile(t, text)} {\n  fallthrough\n }`);
+    const server = await serveHosts(t, `hosts ${tempFile(t, text, 'hosts')} {\n  fallthrough\n }`);
     for (const [name, v4, v6] of entries) {
       for (const asked of [name, `${name}.`, name.toLowerCase(), name.toUpperCase()]) {
         assert.deepEqual(addresses(await query({ port: server.port() }, asked, 'A'), 'A'), v4, `${asked} A`);
@@ -233,7 +233,7 @@ const staticAddrs: [string, [string, string[]][]][] = [
 
 test('PTRs are generated for every name of an address (TestLookupStaticAddr)', async (t) => {
   for (const [text, entries] of staticAddrs) {
-    const server = await serveHosts(t, `hosts ${tempFile(t, text)}`);
+    const server = await serveHosts(t, `hosts ${tempFile(t, text, 'hosts')}`);
     for (const [address, names] of entries) {
       const reply = await query({ port: server.port() }, reverseName(address), 'PTR');
       if (names.length === 0) assert.ok(passedOn(reply), `${address}: ${show(reply)}`);
@@ -243,7 +243,7 @@ test('PTRs are generated for every name of an address (TestLookupStaticAddr)', a
 });
 
 test('inline entries are served with the file: file addresses first, then inline ones', async (t) => {
-  const file = tempFile(t, '10.0.0.1 example.org\n');
+  const file = tempFile(t, '10.0.0.1 example.org\n', 'hosts');
   const server = await serveHosts(t, `hosts ${file} {\n  10.0.0.2 example.org www.example.org\n  ttl 60\n  fallthrough\n }`);
   const target = { port: server.port() };
   assert.equal(show(await query(target, 'example.org', 'A')), 'NOERROR aa [example.org 60 A 10.0.0.1, example.org 60 A 10.0.0.2]');
@@ -252,7 +252,7 @@ test('inline entries are served with the file: file addresses first, then inline
 });
 
 test('zones limit the names kept; PTRs are answered outside them; no_reverse drops PTR data', async (t) => {
-  const file = tempFile(t, '10.0.0.1 a.example.org\n10.0.0.2 b.example.net\n');
+  const file = tempFile(t, '10.0.0.1 a.example.org\n10.0.0.2 b.example.net\n', 'hosts');
   const server = await serveHosts(t, `hosts ${file} example.org`);
   const target = { port: server.port() };
   assert.equal(show(await query(target, 'a.example.org', 'A')), 'NOERROR aa [a.example.org 3600 A 10.0.0.1]');
@@ -266,7 +266,7 @@ test('zones limit the names kept; PTRs are answered outside them; no_reverse dro
 });
 
 test('the block zones are the default zones', async (t) => {
-  const file = tempFile(t, '10.0.0.1 a.example.org\n10.0.0.2 b.example.net\n');
+  const file = tempFile(t, '10.0.0.1 a.example.org\n10.0.0.2 b.example.net\n', 'hosts');
   const server = await serveHosts(t, `hosts ${file}`, 'example.net 10.0.0.0/24');
   const target = { port: server.port() };
   assert.equal(show(await query(target, 'b.example.net', 'A')), 'NOERROR aa [b.example.net 3600 A 10.0.0.2]');
@@ -281,13 +281,13 @@ test('hosts with no FILE serves /etc/hosts', async (t) => {
 });
 
 test('the file is re-read when its mtime or size change; a vanished file keeps its data', async (t) => {
-  const file = tempFile(t, '10.0.0.1 example.org\n');
+  const file = tempFile(t, '10.0.0.1 example.org\n', 'hosts');
   const server = await serveHosts(t, `hosts ${file} {\n  reload 20ms\n  10.9.9.9 inline.example.org\n  fallthrough\n }`);
   const target = { port: server.port() };
   const a = async (name: string): Promise<string[]> => addresses(await query(target, name, 'A'), 'A');
   assert.deepEqual(await a('example.org'), ['10.0.0.1']);
   writeFileSync(file, '10.0.0.2 example.org\n10.0.0.3 new.example.org\n');
-  await waitUntil(async () => (await a('new.example.org')).length > 0);
+  await eventually(async () => (await a('new.example.org')).length > 0, 10_000);
   assert.deepEqual(await a('example.org'), ['10.0.0.2']);
   rmSync(file);
   // Two reload periods at least pass while the file is gone.
@@ -295,11 +295,11 @@ test('the file is re-read when its mtime or size change; a vanished file keeps i
   assert.deepEqual(await a('example.org'), ['10.0.0.2']);
   assert.deepEqual(await a('inline.example.org'), ['10.9.9.9']);
   writeFileSync(file, '10.0.0.4 example.org\n');
-  await waitUntil(async () => (await a('example.org'))[0] === '10.0.0.4');
+  await eventually(async () => (await a('example.org'))[0] === '10.0.0.4', 10_000);
 });
 
 test('coredns_hosts_entries counts file and inline entries, per file', async (t) => {
-  const file = tempFile(t, '10.0.0.1 a.example.org b.example.org\n::1 a.example.org\n');
+  const file = tempFile(t, '10.0.0.1 a.example.org b.example.org\n::1 a.example.org\n', 'hosts');
   const server = await serveHosts(t, `hosts ${file} {\n  10.0.0.2 c.example.org\n }`);
   const metrics = await server.server.registry.getSingleMetricAsString('coredns_hosts_entries');
   // File: 2 names × 1 address + 1 AAAA, and 3 PTR names; inline: 1 address + 1 PTR name.
@@ -307,12 +307,3 @@ test('coredns_hosts_entries counts file and inline entries, per file', async (t)
   const stamp = await server.server.registry.getSingleMetricAsString('coredns_hosts_reload_timestamp_seconds');
   assert.match(stamp, /^coredns_hosts_reload_timestamp_seconds \d+(\.\d+)?$/m);
 });
-
-/** Polls an async condition every 10 ms (the reload runs on its own timer), for up to 10 s. */
-async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -10,9 +10,8 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { Flags, isSubdomain, nextOrFailure, Rcode, Request } from '@foghorn/core';
+import { Flags, isSubdomain, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, Request, TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS, writeOpt } from '@foghorn/core';
 import type { Handler, HandlerResult, ResponseWriter } from '@foghorn/core';
-import { TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS } from './resolve.js';
 import type { Name, Record, Resolver, Result, ZoneInfo } from './resolve.js';
 import type { ClusterStore } from './store.js';
 import { encode, wireLength } from './wire.js';
@@ -165,7 +164,7 @@ export class Kubernetes implements Handler {
     const msg = {
       type: 'response' as const,
       id: req.id,
-      flags: Flags.AA | (req.flags & (0x7800 | Flags.RD | Flags.CD)) | (reply?.flags !== undefined && reply.flags & Flags.TC ? Flags.TC : 0),
+      flags: Flags.AA | (req.flags & REPLY_COPIED_FLAGS) | (reply?.flags !== undefined && reply.flags & Flags.TC ? Flags.TC : 0),
       questions: [{ name: req.name, type: req.type as never, class: req.class as never }],
       answers: [] as Answer[],
       authorities: [] as Answer[],
@@ -223,9 +222,6 @@ function hasUpper(buf: Buffer, start: number, end: number): boolean {
   return false;
 }
 
-/** OPT with the client's UDP size and DO bit, version 0, no options. */
-const OPT_LENGTH = 11;
-
 /**
  * Header (client's ID, opcode, RD, CD; QR and AA set), the client's question as sent, the cached
  * sections, and an OPT for EDNS clients. When the client sent EDNS options (cookie, NSID) the
@@ -239,7 +235,7 @@ export function writeEncoded(req: Request, w: ResponseWriter, encoded: Encoded, 
   const body = encoded.body;
   const out = Buffer.allocUnsafe(questionEnd + body.length + (hasOpt ? OPT_LENGTH : 0));
   out.writeUInt16BE(req.id, 0);
-  out.writeUInt16BE(Flags.QR | Flags.AA | (req.flags & (0x7800 | Flags.RD | Flags.CD)) | rcode, 2);
+  out.writeUInt16BE(Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS) | rcode, 2);
   out.writeUInt16BE(1, 4);
   out.writeUInt16BE(encoded.ancount, 6);
   out.writeUInt16BE(encoded.nscount, 8);
@@ -255,14 +251,8 @@ export function writeEncoded(req: Request, w: ResponseWriter, encoded: Encoded, 
     const zoneStart = nameEnd - zoneLength;
     if (hasUpper(raw, zoneStart, nameEnd)) for (const patch of patches) raw.copy(out, questionEnd + patch, zoneStart, nameEnd);
   }
-  if (hasOpt) {
-    let offset = questionEnd + body.length;
-    out[offset++] = 0;
-    out.writeUInt16BE(41, offset);
-    out.writeUInt16BE(req.udpSize, offset + 2);
-    out.writeUInt32BE(req.dnssecOk ? 0x8000 : 0, offset + 4);
-    out.writeUInt16BE(0, offset + 8);
-  }
+  // OPT with the client's UDP size and DO bit, version 0, no options.
+  if (hasOpt) writeOpt(out, questionEnd + body.length, req.udpSize, req.dnssecOk);
   if (echoOptions) return (w.write(dnsPacket.decode(out)), rcode);
   w.writeWire(out);
   return rcode;

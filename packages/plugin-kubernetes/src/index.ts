@@ -13,7 +13,7 @@ export type { KubernetesOptions, PodMode, SourceOptions } from './options.js';
 export { LabelSelector } from './selector.js';
 export { ClusterStore } from './store.js';
 export { addressFromReverse, parseRequest, Resolver } from './resolve.js';
-export { parseManifests } from './manifests.js';
+export { parseManifests } from '@foghorn/kube';
 export { podFieldSelector, watchedResources } from './source.js';
 
 export default createKubernetesPlugin();

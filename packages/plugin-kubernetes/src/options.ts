@@ -3,7 +3,7 @@
  * and error texts (plugin/kubernetes/setup.go `ParseStanza`), plus Foghorn's `manifests DIR`
  * source. Pure: reads only the tokens.
  */
-import { checkDirectory, normalizeZone, parseDuration, readableFile, reverseZones } from '@foghorn/core';
+import { checkDirectory, errOnce, parseDuration, readableFile, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { LabelSelector } from './selector.js';
 
@@ -81,15 +81,6 @@ function parseFloat32(text: string): number {
   return Number(text.replace(/^([+-]?)inf(inity)?$/i, '$1Infinity'));
 }
 
-/** A zone argument: a name, or a CIDR that expands to reverse zones (CoreDNS `plugin.Host`). */
-function zoneArgument(c: Controller, zone: string): string[] {
-  try {
-    return reverseZones(zone) ?? [normalizeZone(zone)];
-  } catch (error) {
-    throw c.error((error as Error).message);
-  }
-}
-
 /** Parses the block's `kubernetes` (once per block). */
 export function parseKubernetes(c: Controller): KubernetesOptions {
   let seen = 0;
@@ -115,9 +106,9 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
   let startupTimeoutMs = defaultStartupTimeoutMs;
   let zonal = false;
   while (c.next()) {
-    if (seen++ > 0) throw c.error('this plugin can only be used once per Server Block');
+    if (seen++ > 0) throw errOnce(c);
     const args = c.remainingArgs();
-    zones = args.length > 0 ? args.flatMap((zone) => zoneArgument(c, zone)) : [...c.zones];
+    zones = zonesFromArgs(c, args);
     if (!zones.some((zone) => !isReverseZone(zone))) throw c.error('non-reverse zone name must be used');
     while (c.nextBlock()) {
       const property = c.val();
@@ -164,7 +155,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           break;
         }
         case 'fallthrough':
-          fallthrough = args.length === 0 ? ['.'] : args.flatMap((zone) => zoneArgument(c, zone));
+          fallthrough = args.length === 0 ? ['.'] : zonesFromArgs(c, args);
           break;
         case 'ttl': {
           if (args.length === 0) throw c.argError();
@@ -206,7 +197,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           context = args[1];
           break;
         case 'multicluster':
-          multicluster = args.flatMap((zone) => zoneArgument(c, zone));
+          multicluster = args.length === 0 ? [] : zonesFromArgs(c, args);
           break;
         case 'startup_timeout':
           if (args.length === 0) throw c.argError();

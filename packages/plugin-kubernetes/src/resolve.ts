@@ -6,22 +6,10 @@
  * end in the matched zone, which the reply writes in the client's spelling; see wire.ts.
  */
 import { isIP } from 'node:net';
-import { isSubdomain } from '@foghorn/core';
+import { isSubdomain, TYPE_A, TYPE_AAAA, TYPE_AXFR, TYPE_CNAME, TYPE_IXFR, TYPE_MX, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
 import type { KubernetesOptions } from './options.js';
 import { canonicalIp } from './store.js';
 import type { Address, ClusterStore, Port, Slice } from './store.js';
-
-export const TYPE_A = 1;
-export const TYPE_NS = 2;
-export const TYPE_CNAME = 5;
-export const TYPE_SOA = 6;
-export const TYPE_PTR = 12;
-export const TYPE_MX = 15;
-export const TYPE_TXT = 16;
-export const TYPE_AAAA = 28;
-export const TYPE_SRV = 33;
-export const TYPE_IXFR = 251;
-export const TYPE_AXFR = 252;
 
 /** The schema version `dns-version.<zone>` TXT answers (CoreDNS `DNSSchemaVersion`). */
 export const dnsSchemaVersion = '1.1.0';

@@ -7,10 +7,8 @@
  * carry the zone in lower case and the reply overwrites it with the question's zone bytes.
  */
 import { isIP } from 'node:net';
-import { TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV, TYPE_TXT } from './resolve.js';
+import { CLASS_IN, TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
 import type { Name, Record } from './resolve.js';
-
-const CLASS_IN = 1;
 
 /** The SOA of a zone (backend_lookup.go `SOA`). */
 export interface Soa {

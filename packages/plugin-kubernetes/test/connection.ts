@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import bind from '@foghorn/plugin-bind';
-import { directivesOf, startServer } from '@foghorn/testkit';
+import { directivesOf, formatRr, startServer } from '@foghorn/testkit';
 import { makeTempDir, startKubeApiServer, testTlsPair, writeKubeconfig, writeServiceAccount } from '@foghorn/testkit/kube';
 import type { KubeApiServer } from '@foghorn/testkit/kube';
 import { createKubernetesPlugin } from '../src/index.js';
 import type { PluginOverrides } from '../src/index.js';
-import { ask, fastWatch, handlerObjects, resources, rr } from './fixtures.js';
+import { ask, fastWatch, handlerObjects, resources } from './fixtures.js';
 
 async function api(t: TestContext, token?: string): Promise<KubeApiServer> {
   const server = await startKubeApiServer({ resources, tls: true, ...(token !== undefined ? { token } : {}) });
@@ -29,7 +29,7 @@ async function answers(t: TestContext, options: string, overrides: PluginOverrid
   let last: string[] = [];
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
-    last = ((await ask(dns, 'svc1.testns.svc.cluster.local.', 'A')).answers ?? []).map(rr);
+    last = ((await ask(dns, 'svc1.testns.svc.cluster.local.', 'A')).answers ?? []).map(formatRr);
     if (last.length > 0) break;
   }
   return last;

@@ -5,15 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { rcodeOf } from '@foghorn/testkit';
-import { waitFor } from '@foghorn/testkit/kube';
+import { eventually, formatRr, rcodeOf } from '@foghorn/testkit';
+
 import type { KubeApiServer } from '@foghorn/testkit/kube';
-import { ask, eventually, handlerObjects, rr, service, startCluster } from './fixtures.js';
+import { ask, eventuallyAnswers, handlerObjects, service, startCluster } from './fixtures.js';
 
 const svc1 = 'svc1.testns.svc.cluster.local.';
 /** Every informer has its watch open (the list completes before the watch starts). */
 const watching = (api: KubeApiServer, n: number): Promise<void> =>
-  waitFor(() => Object.values(api.openWatches()).reduce((a, b) => a + b, 0) >= n, 3000, `${n} open watches`);
+  eventually(() => Object.values(api.openWatches()).reduce((a, b) => a + b, 0) >= n, 3000, `${n} open watches`);
 const lists = (api: { requests: readonly { verb: string }[] }): number => api.requests.filter((r) => r.verb === 'list').length;
 
 test('a reload keeps the informers: no relist, the new options answer at once', async (t) => {
@@ -21,7 +21,7 @@ test('a reload keeps the informers: no relist, the new options answer at once', 
   const before = lists(api);
   const text = `.:0 {\n    bind 127.0.0.1\n    readyprobe\n    kubernetes cluster.local {\n        endpoint ${api.url}\n        ttl 7\n    }\n}\n`;
   assert.equal(await dns.reload(text), true, dns.lines.join('\n'));
-  assert.deepEqual((await ask(dns, svc1, 'A')).answers?.map(rr), [`${svc1} 7 IN A 10.0.0.1`]);
+  assert.deepEqual((await ask(dns, svc1, 'A')).answers?.map(formatRr), [`${svc1} 7 IN A 10.0.0.1`]);
   assert.equal(lists(api), before);
 });
 
@@ -36,8 +36,8 @@ test('watches lost with the history compacted: a relist drops what was deleted m
   assert.equal(rcodeOf(await ask(dns, svc1, 'A')), 'NOERROR');
   api.compact();
   api.errorWatches(410, 'too old resource version');
-  await eventually(dns, svc1, 'A', (r) => rcodeOf(r) === 'NXDOMAIN', 'the relist');
-  await eventually(dns, 'late.testns.svc.cluster.local.', 'A', (r) => rcodeOf(r) === 'NOERROR', 'the object added meanwhile');
+  await eventuallyAnswers(dns, svc1, 'A', (r) => rcodeOf(r) === 'NXDOMAIN', 'the relist');
+  await eventuallyAnswers(dns, 'late.testns.svc.cluster.local.', 'A', (r) => rcodeOf(r) === 'NOERROR', 'the object added meanwhile');
   assert.ok(lists(api) > before);
   assert.equal(probe.ready(), true);
 });
@@ -50,14 +50,14 @@ test('an API server outage keeps the last known answers; the watches resume afte
   assert.equal(probe.ready(), true);
   await api.restart();
   api.apply(service('after', 'testns', { clusterIPs: ['10.0.0.78'], ports: [{ name: 'http', protocol: 'TCP', port: 80 }] }));
-  await eventually(dns, 'after.testns.svc.cluster.local.', 'A', (r) => rcodeOf(r) === 'NOERROR', 'an object added after the restart', 5000);
+  await eventuallyAnswers(dns, 'after.testns.svc.cluster.local.', 'A', (r) => rcodeOf(r) === 'NOERROR', 'an object added after the restart', 5000);
 });
 
 test('shutdown closes every watch', async (t) => {
   const { dns, api } = await startCluster(t, { zones: 'cluster.local', options: 'pods verified', objects: handlerObjects });
   await watching(api, 4);
   await dns.close();
-  await waitFor(() => Object.keys(api.openWatches()).length === 0, 3000, 'watches closed');
+  await eventually(() => Object.keys(api.openWatches()).length === 0, 3000, 'watches closed');
 });
 
 // The connection tests share this process (one Kubernetes client load per file).

@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startKubeApiServer } from '@foghorn/testkit/kube';
-import { checkCases, endpointSlice, namespace, resources, service, soa, startCluster } from './fixtures.js';
-import type { Case } from './fixtures.js';
+import { checkCases } from '@foghorn/testkit';
+import { caseOptions, endpointSlice, namespace, resources, service, soa, startCluster } from './fixtures.js';
+import type { Case } from '@foghorn/testkit';
 
 const Z = 'cluster.local.';
 const nx = (qname: string, qtype: Case['qtype'], zone = Z): Case => ({ qname, qtype, rcode: 'NXDOMAIN', ns: [soa(zone)] });
@@ -17,12 +18,12 @@ const a = (qname: string, ip: string): Case => ({ qname, qtype: 'A', rcode: 'NOE
 
 test('TestServeDNSModeDisabled: pod names are NXDOMAIN', async (t) => {
   const { dns } = await startCluster(t, { zones: 'cluster.local' });
-  await checkCases(dns, [nx('10-240-0-1.podns.pod.cluster.local.', 'A'), nx('172-0-0-2.podns.pod.cluster.local.', 'A')]);
+  await checkCases({ port: dns.port() }, [nx('10-240-0-1.podns.pod.cluster.local.', 'A'), nx('172-0-0-2.podns.pod.cluster.local.', 'A')], caseOptions);
 });
 
 test('TestServeDNSModeInsecure: any IP-shaped pod name answers, anything else is NXDOMAIN', async (t) => {
   const { dns } = await startCluster(t, { zones: 'cluster.local', options: 'pods insecure' });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     a('10-240-0-1.podns.pod.cluster.local.', '10.240.0.1'),
     a('172-0-0-2.podns.pod.cluster.local.', '172.0.0.2'),
     { qname: 'fd00--1.podns.pod.cluster.local.', qtype: 'AAAA', rcode: 'NOERROR', answer: ['fd00--1.podns.pod.cluster.local. 5 IN AAAA fd00::1'] },
@@ -33,19 +34,19 @@ test('TestServeDNSModeInsecure: any IP-shaped pod name answers, anything else is
     nx('blah.pod-nons.pod.cluster.local.', 'A'),
     nx('172-0-0-2.pod-nons.pod.cluster.local.', 'A'),
     nodata('podns.pod.cluster.local.', 'A'),
-  ]);
+  ], caseOptions);
 });
 
 test('TestServeDNSModeVerified: only an existing pod IP in that namespace answers', async (t) => {
   const { dns, api } = await startCluster(t, { zones: 'cluster.local', options: 'pods verified' });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     a('10-240-0-1.podns.pod.cluster.local.', '10.240.0.1'),
     nodata('podns.pod.cluster.local.', 'A'),
     nodata('svcns.svc.cluster.local.', 'A'),
     nx('pod-nons.pod.cluster.local.', 'A'),
     nx('172-0-0-2.podns.pod.cluster.local.', 'A'),
     nx('10-240-0-1.testns.pod.cluster.local.', 'A'),
-  ]);
+  ], caseOptions);
   // Only with `pods verified` is the Pod resource watched.
   assert.ok(api.requests.some((r) => r.resource === 'pods'));
 });
@@ -60,7 +61,7 @@ test('the Pod resource is not watched unless `pods verified`', async (t) => {
 
 test('TestPreserveCase: owners, SOA and SRV targets keep the client\'s case', async (t) => {
   const { dns } = await startCluster(t, { zones: 'cluster.local' });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     nx('not-a-service.testns.svc.ClUsTeR.lOcAl.', 'A', 'ClUsTeR.lOcAl.'),
     { qname: 'SvC1.TeStNs.SvC.cLuStEr.LoCaL.', qtype: 'A', rcode: 'NOERROR', answer: ['SvC1.TeStNs.SvC.cLuStEr.LoCaL. 5 IN A 10.0.0.1'] },
     {
@@ -72,12 +73,12 @@ test('TestPreserveCase: owners, SOA and SRV targets keep the client\'s case', as
     // The same names in lower case right after: the cached answers must not keep the other spelling.
     { qname: '_http._tcp.svc1.testns.svc.cluster.local.', qtype: 'SRV', rcode: 'NOERROR', answer: ['_http._tcp.svc1.testns.svc.cluster.local. 5 IN SRV 0 100 80 svc1.testns.svc.cluster.local.'], extra: ['svc1.testns.svc.cluster.local. 5 IN A 10.0.0.1'] },
     { qname: 'cluster.local.', qtype: 'SOA', rcode: 'NOERROR', answer: [soa(Z)] },
-  ]);
+  ], caseOptions);
 });
 
 test('TestServeDNSApex: SOA at the apex, NS ns.dns with the local address, NODATA for the rest', async (t) => {
   const { dns } = await startCluster(t, { zones: 'cluster.local', overrides: { localIps: () => ['127.0.0.1'] } });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     { qname: 'cluster.local.', qtype: 'SOA', rcode: 'NOERROR', answer: [soa(Z)] },
     nodata('cluster.local.', 'HINFO'),
     { qname: 'cluster.local.', qtype: 'NS', rcode: 'NOERROR', answer: ['cluster.local. 5 IN NS ns.dns.cluster.local.'], extra: ['ns.dns.cluster.local. 5 IN A 127.0.0.1'] },
@@ -91,43 +92,43 @@ test('TestServeDNSApex: SOA at the apex, NS ns.dns with the local address, NODAT
     // Upstream quirk kept: with the zone in mixed case neither ns.dns nor the apex NS is recognised.
     nx('ns.dns.Cluster.Local.', 'A', 'Cluster.Local.'),
     nodata('Cluster.Local.', 'NS', 'Cluster.Local.'),
-  ]);
+  ], caseOptions);
 });
 
 test('TestServicesAuthority: ns.dns answers per family from v4, v6 and dual-stack local addresses', async (t) => {
   const { dns } = await startCluster(t, { zones: 'cluster.local', overrides: { localIps: () => ['10.9.8.7', 'fd00::7'] } });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     a('ns.dns.cluster.local.', '10.9.8.7'),
     { qname: 'ns.dns.cluster.local.', qtype: 'AAAA', rcode: 'NOERROR', answer: ['ns.dns.cluster.local. 5 IN AAAA fd00::7'] },
     { qname: 'cluster.local.', qtype: 'NS', rcode: 'NOERROR', answer: ['cluster.local. 5 IN NS ns.dns.cluster.local.'], extra: ['ns.dns.cluster.local. 5 IN A 10.9.8.7', 'ns.dns.cluster.local. 5 IN AAAA fd00::7'] },
-  ]);
+  ], caseOptions);
 });
 
 test('TestNsAddrs: a local address that is an endpoint gives that service\'s name and ClusterIP', async (t) => {
   const { dns } = await startCluster(t, { zones: 'cluster.local', overrides: { localIps: () => ['172.0.0.100'] } });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     { qname: 'cluster.local.', qtype: 'NS', rcode: 'NOERROR', answer: ['cluster.local. 5 IN NS kubedns.kube-system.svc.cluster.local.'], extra: ['kubedns.kube-system.svc.cluster.local. 5 IN A 10.0.0.10'] },
     a('ns.dns.cluster.local.', '10.0.0.10'),
-  ]);
+  ], caseOptions);
 });
 
 test('TestServeDNSEmptyService: `ignore empty_service` makes an endpoint-less ClusterIP service NXDOMAIN', async (t) => {
   const { dns } = await startCluster(t, { zones: 'cluster.local', options: 'ignore empty_service' });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     nx('svcempty.testns.svc.cluster.local.', 'A'),
     nx('_http._tcp.svcempty.testns.svc.cluster.local.', 'SRV'),
     a('svc1.testns.svc.cluster.local.', '10.0.0.1'),
     { qname: 'external.testns.svc.cluster.local.', qtype: 'CNAME', rcode: 'NOERROR', answer: ['external.testns.svc.cluster.local. 5 IN CNAME ext.interwebs.test.'] },
-  ]);
+  ], caseOptions);
 });
 
 test('`noendpoints`: no EndpointSlice watch, headless and endpoint names NXDOMAIN, ClusterIPs still answer', async (t) => {
   const { dns, api } = await startCluster(t, { zones: 'cluster.local', options: 'noendpoints' });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     nx('hdls1.testns.svc.cluster.local.', 'A'),
     nx('ep1a.svc1.testns.svc.cluster.local.', 'A'),
     a('svc1.testns.svc.cluster.local.', '10.0.0.1'),
-  ]);
+  ], caseOptions);
   assert.deepEqual(api.requests.filter((r) => r.resource === 'endpointslices'), []);
 });
 
@@ -147,7 +148,7 @@ test('TestReverse: PTR for endpoint and ClusterIP addresses, v4 and v6, in the p
   const { dns } = await startCluster(t, { zones, objects: reverseObjects });
   const ptr = (qname: string, ...targets: string[]): Case => ({ qname, qtype: 'PTR', rcode: 'NOERROR', answer: targets.map((target) => `${qname} 5 IN PTR ${target}`) });
   const R = '0.10.in-addr.arpa.';
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     ptr('100.0.0.10.in-addr.arpa.', 'ep1a.svc1.testns.svc.cluster.local.'),
     ptr('100.1.168.192.in-addr.arpa.', 'svc1.testns.svc.cluster.local.'),
     ptr('1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.c.b.a.4.3.2.1.ip6.arpa.', 'ep1b.svc1.testns.svc.cluster.local.'),
@@ -162,7 +163,7 @@ test('TestReverse: PTR for endpoint and ClusterIP addresses, v4 and v6, in the p
     // Below the zone but not a whole address: a forward-style name, so invalid; the apex is NODATA.
     nx('0.0.10.in-addr.arpa.', 'PTR', R),
     nodata(R, 'PTR', R),
-  ]);
+  ], caseOptions);
 });
 
 test('TestNotSyncedServeDNS: before the first sync a name error is SERVFAIL with the SOA; fallthrough still passes it on', async (t) => {
@@ -172,13 +173,13 @@ test('TestNotSyncedServeDNS: before the first sync a name error is SERVFAIL with
   api.failNext(500, { count: 1_000_000, match: (r) => r.resource === 'services' });
   const { dns, probe } = await startCluster(t, { api, zones: 'cluster.local in-addr.arpa', options: 'startup_timeout 700ms\nfallthrough in-addr.arpa', noWait: true, upstream: true });
   assert.equal(probe.ready(), false);
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     { qname: 'svc0.testns.svc.cluster.local.', qtype: 'A', rcode: 'SERVFAIL', ns: [soa(Z)] },
     // NODATA stays NODATA.
     nodata('svc.cluster.local.', 'A'),
     // Fallthrough is decided before the sync check: the next plugin answers.
-    { qname: '1.0.0.10.in-addr.arpa.', qtype: 'PTR', rcode: 'NXDOMAIN', aa: false },
-  ]);
+    { qname: '1.0.0.10.in-addr.arpa.', qtype: 'PTR', rcode: 'NXDOMAIN', flags: { aa: false } },
+  ], caseOptions);
   assert.ok(dns.lines.some((l) => l.includes('[WARNING] plugin/kubernetes: starting server with unsynced Kubernetes API')), dns.lines.join('\n'));
   // While it waited, every 500 ms (kubernetes.go `InitKubeCache`):
   assert.ok(dns.lines.some((l) => l.includes('[INFO] plugin/kubernetes: waiting for Kubernetes API before starting server')), dns.lines.join('\n'));
@@ -196,7 +197,7 @@ test('TestServeDNSZonal: pin and prefer names of headless services, NODATA for a
   const name = (zone: string, directive: string, svc = 'hdls'): string => `${zone}.${directive}._zone.${svc}.testns.svc.cluster.local.`;
   const addresses = (qname: string, ...ips: string[]): Case => ({ qname, qtype: 'A', rcode: 'NOERROR', answer: ips.map((ip) => `${qname} 5 IN A ${ip}`) });
   const target = (n: number): string => `172-0-0-${n}.hdls.testns.svc.cluster.local.`;
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     addresses(name('us-west-2a', 'pin'), '172.0.0.1'),
     addresses(name('us-west-2b', 'pin'), '172.0.0.2', '172.0.0.3'),
     addresses(name('US-WEST-2B', 'pin'), '172.0.0.2', '172.0.0.3'),
@@ -222,10 +223,10 @@ test('TestServeDNSZonal: pin and prefer names of headless services, NODATA for a
     nodata('a.b.pin._zone.hdls.testns.svc.cluster.local.', 'A'),
     // Not under `pod`.
     nx('us-west-2a.pin._zone.x.testns.pod.cluster.local.', 'A'),
-  ]);
+  ], caseOptions);
 });
 
 test('without `zonal` the zone-scoped names are too long: NXDOMAIN', async (t) => {
   const { dns } = await startCluster(t, { zones: 'cluster.local', objects: zonalObjects });
-  await checkCases(dns, [nx('us-west-2a.pin._zone.hdls.testns.svc.cluster.local.', 'A')]);
+  await checkCases({ port: dns.port() }, [nx('us-west-2a.pin._zone.hdls.testns.svc.cluster.local.', 'A')], caseOptions);
 });

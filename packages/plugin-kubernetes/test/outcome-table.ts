@@ -4,8 +4,9 @@
  * server is an endpoint of kube-system/kube-dns), over UDP and TCP.
  */
 import { test } from 'node:test';
-import { checkCases, endpointSlice, namespace, pod, service, serviceImport, soa, startCluster } from './fixtures.js';
-import type { Case } from './fixtures.js';
+import { checkCases } from '@foghorn/testkit';
+import { caseOptions, endpointSlice, namespace, pod, service, serviceImport, soa, startCluster } from './fixtures.js';
+import type { Case } from '@foghorn/testkit';
 
 const Z = 'cluster.local.';
 const dnsPorts = [{ name: 'dns', protocol: 'UDP', port: 53 }, { name: 'dns-tcp', protocol: 'TCP', port: 53 }];
@@ -52,7 +53,7 @@ const rows: Case[] = [
   { qname: `http.tcp.${hdls}`, qtype: 'SRV', rcode: 'NOERROR', answer: [`http.tcp.${hdls} 5 IN SRV 0 50 80 web-0.${hdls}`, `http.tcp.${hdls} 5 IN SRV 0 50 80 web-1.${hdls}`], extra: [`web-0.${hdls} 5 IN A 10.244.2.10`, `web-1.${hdls} 5 IN A 10.244.2.11`] },
   nx(`_https._tcp.${hdls}`, 'SRV'),
   nx(`_tcp.${svc1}`, 'A'),
-  { qname: 'ext.ns.svc.cluster.local.', qtype: 'A', rcode: 'NOERROR', truncated: true, ordered: true, answer: ['ext.ns.svc.cluster.local. 5 IN CNAME ext.interwebs.test.', 'ext.interwebs.test. 5 IN A 1.2.3.4'] },
+  { qname: 'ext.ns.svc.cluster.local.', qtype: 'A', rcode: 'NOERROR', flags: { tc: true }, ordered: true, answer: ['ext.ns.svc.cluster.local. 5 IN CNAME ext.interwebs.test.', 'ext.interwebs.test. 5 IN A 1.2.3.4'] },
   nodata('ext.ns.svc.cluster.local.', 'SRV'),
   nx('1-2-3-4.ns.pod.cluster.local.', 'A'),
   { qname: 'dns-version.cluster.local.', qtype: 'TXT', rcode: 'NOERROR', answer: ['dns-version.cluster.local. 28800 IN TXT "1.1.0"'] },
@@ -68,8 +69,8 @@ const rows: Case[] = [
   { qname: '10.0.96.10.in-addr.arpa.', qtype: 'PTR', rcode: 'NOERROR', answer: ['10.0.96.10.in-addr.arpa. 5 IN PTR kube-dns.kube-system.svc.cluster.local.'] },
   { qname: '5.0.244.10.in-addr.arpa.', qtype: 'PTR', rcode: 'NOERROR', answer: ['5.0.244.10.in-addr.arpa. 5 IN PTR 10-244-0-5.kube-dns.kube-system.svc.cluster.local.'] },
   // Unknown reverse names fall through to the next plugin (forward in the stock Corefiles).
-  { qname: '99.99.99.10.in-addr.arpa.', qtype: 'PTR', rcode: 'NXDOMAIN', aa: false },
-  { qname: 'x.cluster.local.', qtype: 'AXFR', rcode: 'REFUSED' },
+  { qname: '99.99.99.10.in-addr.arpa.', qtype: 'PTR', rcode: 'NXDOMAIN', flags: { aa: false } },
+  { qname: 'x.cluster.local.', qtype: 'AXFR', rcode: 'REFUSED', flags: { aa: false } },
   nx('*.ns.svc.cluster.local.', 'A'),
   nx('any.ns.svc.cluster.local.', 'A'),
 ];
@@ -82,25 +83,25 @@ test('outcome table: default options, a kubeadm-shaped cluster, fallthrough for 
     upstream: true,
     overrides: { localIps: () => ['10.244.0.5'] },
   });
-  await checkCases(dns, rows);
+  await checkCases({ port: dns.port() }, rows, caseOptions);
 });
 
 test('outcome table: pod rows per mode (insecure answers any IP, verified only a pod in the namespace)', async (t) => {
   const insecure = await startCluster(t, { zones: 'cluster.local', options: 'pods insecure', objects });
-  await checkCases(insecure.dns, [{ qname: '1-2-3-4.ns.pod.cluster.local.', qtype: 'A', rcode: 'NOERROR', answer: ['1-2-3-4.ns.pod.cluster.local. 5 IN A 1.2.3.4'] }, { qname: '5-6-7-8.ns.pod.cluster.local.', qtype: 'A', rcode: 'NOERROR', answer: ['5-6-7-8.ns.pod.cluster.local. 5 IN A 5.6.7.8'] }]);
+  await checkCases({ port: insecure.dns.port() }, [{ qname: '1-2-3-4.ns.pod.cluster.local.', qtype: 'A', rcode: 'NOERROR', answer: ['1-2-3-4.ns.pod.cluster.local. 5 IN A 1.2.3.4'] }, { qname: '5-6-7-8.ns.pod.cluster.local.', qtype: 'A', rcode: 'NOERROR', answer: ['5-6-7-8.ns.pod.cluster.local. 5 IN A 5.6.7.8'] }], caseOptions);
   const verified = await startCluster(t, { zones: 'cluster.local', options: 'pods verified', objects });
-  await checkCases(verified.dns, [{ qname: '1-2-3-4.ns.pod.cluster.local.', qtype: 'A', rcode: 'NOERROR', answer: ['1-2-3-4.ns.pod.cluster.local. 5 IN A 1.2.3.4'] }, nx('5-6-7-8.ns.pod.cluster.local.', 'A')]);
+  await checkCases({ port: verified.dns.port() }, [{ qname: '1-2-3-4.ns.pod.cluster.local.', qtype: 'A', rcode: 'NOERROR', answer: ['1-2-3-4.ns.pod.cluster.local. 5 IN A 1.2.3.4'] }, nx('5-6-7-8.ns.pod.cluster.local.', 'A')], caseOptions);
 });
 
 test('`ttl 30` sets every TTL and the SOA minimum; `endpoint_pod_names` names endpoints after their pods', async (t) => {
   const { dns } = await startCluster(t, { zones: 'cluster.local', options: 'ttl 30\nendpoint_pod_names', objects });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     { qname: svc1, qtype: 'A', rcode: 'NOERROR', answer: [`${svc1} 30 IN A 10.0.0.1`] },
     { qname: 'coredns-1.kube-dns.kube-system.svc.cluster.local.', qtype: 'A', rcode: 'NOERROR', answer: ['coredns-1.kube-dns.kube-system.svc.cluster.local. 30 IN A 10.244.0.5'] },
     // A hostname wins over the pod name.
     { qname: `web-0.${hdls}`, qtype: 'A', rcode: 'NOERROR', answer: [`web-0.${hdls} 30 IN A 10.244.2.10`] },
     { qname: 'svc0.ns.svc.cluster.local.', qtype: 'A', rcode: 'NXDOMAIN', ns: [soa(Z, 30)] },
-  ]);
+  ], caseOptions);
 });
 
 test('more rows: an IP ExternalName is ignored, a portless service has no SRV, `bind` hides NS addresses, noendpoints with ignore empty_service', async (t) => {
@@ -111,16 +112,16 @@ test('more rows: an IP ExternalName is ignored, a portless service has no SRV, `
   ];
   // No localIps override: `bind 127.0.0.1` leaves the server without NS addresses (upstream quirk).
   const { dns } = await startCluster(t, { zones: 'cluster.local', objects: extra });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     nx('ipext.ns.svc.cluster.local.', 'A'),
     nx('ipext.ns.svc.cluster.local.', 'CNAME'),
     { qname: 'portless.ns.svc.cluster.local.', qtype: 'A', rcode: 'NOERROR', answer: ['portless.ns.svc.cluster.local. 5 IN A 10.0.0.9'] },
     nodata('portless.ns.svc.cluster.local.', 'SRV'),
     nodata(Z, 'NS'),
     nodata('ns.dns.cluster.local.', 'A'),
-  ]);
+  ], caseOptions);
   const quirk = await startCluster(t, { zones: 'cluster.local', options: 'noendpoints\nignore empty_service', objects: extra });
-  await checkCases(quirk.dns, [nx(svc1, 'A'), nx('portless.ns.svc.cluster.local.', 'A')]);
+  await checkCases({ port: quirk.dns.port() }, [nx(svc1, 'A'), nx('portless.ns.svc.cluster.local.', 'A')], caseOptions);
 });
 
 test('an ExternalName into another zone of the plugin is answered by the plugin itself', async (t) => {
@@ -129,9 +130,9 @@ test('an ExternalName into another zone of the plugin is answered by the plugin 
     options: 'multicluster clusterset.local',
     objects: [...objects, service('x', 'ns', { type: 'ExternalName', externalName: 'svc1.ns.svc.clusterset.local' }), serviceImport('svc1', 'ns', { ips: ['100.0.0.1'], ports: [http] })],
   });
-  await checkCases(dns, [
+  await checkCases({ port: dns.port() }, [
     { qname: 'x.ns.svc.cluster.local.', qtype: 'A', rcode: 'NOERROR', ordered: true, answer: ['x.ns.svc.cluster.local. 5 IN CNAME svc1.ns.svc.clusterset.local.', 'svc1.ns.svc.clusterset.local. 5 IN A 100.0.0.1'] },
     // The target exists but has no AAAA: the lookup replied, so the CNAME stays (CoreDNS keeps it whatever the rcode).
     { qname: 'x.ns.svc.cluster.local.', qtype: 'AAAA', rcode: 'NOERROR', answer: ['x.ns.svc.cluster.local. 5 IN CNAME svc1.ns.svc.clusterset.local.'] },
-  ]);
+  ], caseOptions);
 });

@@ -1,9 +1,9 @@
 /**
  * CoreDNS's handler test tables (plugin/kubernetes/handler_test.go `commonDnsTestCases`,
  * `dnsTestCases`, `multiclusterDnsTestCases`), transcribed: same questions, same expected
- * sections. SOA lines leave the serial out (CoreDNS's helper does not compare it either).
+ * sections. SOA serials are not compared (`caseOptions`; CoreDNS's helper does not compare them either).
  */
-import type { Case } from './fixtures.js';
+import type { Case } from '@foghorn/testkit';
 import { soa } from './fixtures.js';
 
 const Z = 'cluster.local.';
@@ -111,7 +111,7 @@ export const dnsTestCases: readonly Case[] = [
   },
   { qname: 'external.testns.svc.cluster.local.', qtype: 'CNAME', rcode: 'NOERROR', answer: ['external.testns.svc.cluster.local. 5 IN CNAME ext.interwebs.test.'] },
   {
-    qname: 'external.testns.svc.cluster.local.', qtype: 'A', rcode: 'NOERROR', truncated: true, ordered: true,
+    qname: 'external.testns.svc.cluster.local.', qtype: 'A', rcode: 'NOERROR', flags: { tc: true }, ordered: true,
     answer: ['external.testns.svc.cluster.local. 5 IN CNAME ext.interwebs.test.', 'ext.interwebs.test. 5 IN A 1.2.3.4'],
   },
   {

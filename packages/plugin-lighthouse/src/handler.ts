@@ -4,7 +4,7 @@
  * SOA on negative answers, an OPT echo). No per-query list scans and no dns-packet encoding.
  */
 import dnsPacket from 'dns-packet';
-import { EDNS_FLAG_DO, Flags, isSubdomain, matchZone, nextOrFailure, Rcode, REPLY_COPIED_FLAGS, TYPE_A, TYPE_AAAA, TYPE_ANY, TYPE_OPT, TYPE_PTR, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
+import { Flags, isSubdomain, matchZone, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, TYPE_A, TYPE_AAAA, TYPE_ANY, TYPE_PTR, TYPE_SRV, TYPE_TXT, writeOpt } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { notImplemented, notZone } from './answer.js';
 import type { Answer, ZoneInfo } from './answer.js';
@@ -105,9 +105,6 @@ function stripUnderscores(qname: string): string {
   return qname.replace(/^_?([^.]*)\._?/, '$1.');
 }
 
-/** OPT with the client's UDP size and DO bit, version 0, no options (docs/compatibility.md, "Scrub"). */
-const OPT_LENGTH = 11;
-
 /**
  * Assembles the reply. The answer body's owners point at the question, which is copied from the
  * query, so the owner names come back in the client's case; zone names inside SRV targets are
@@ -147,13 +144,8 @@ export function writeAnswer(req: Request, w: ResponseWriter, answer: Answer): nu
     soa.copy(out, offset + 2);
     offset += soa.length + 2;
   }
-  if (hasOpt) {
-    out[offset] = 0;
-    out.writeUInt16BE(TYPE_OPT, offset + 1);
-    out.writeUInt16BE(req.udpSize, offset + 3);
-    out.writeUInt32BE(req.dnssecOk ? EDNS_FLAG_DO : 0, offset + 5);
-    out.writeUInt16BE(0, offset + 9);
-  }
+  // OPT with the client's UDP size and DO bit, version 0, no options (docs/compatibility.md, "Scrub").
+  if (hasOpt) writeOpt(out, offset, req.udpSize, req.dnssecOk);
   if (echoOptions) return w.write(dnsPacket.decode(out));
   return w.writeWire(out);
 }

@@ -13,7 +13,7 @@ import { definePlugin } from '@foghorn/core';
 import type { ReadinessProbe } from '@foghorn/core';
 import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';
-import { startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
+import { startKubeApiServer } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
 import lighthouse from '../src/index.js';
 import type { KubeObject } from '../src/index.js';
@@ -69,7 +69,7 @@ test('through the API server: ClusterSetIP and headless rows answer over UDP and
     // A slice another agent manages is outside the watch's label selector.
     { ...serviceSlice('service1', 'namespace1', 'cluster3', '100.96.156.103', [http]), metadata: { name: 'foreign', namespace: 'namespace1', labels: { 'multicluster.kubernetes.io/service-name': 'service1' } } },
   ]);
-  await waitFor(() => c.probe.ready(), 5000, 'lighthouse ready');
+  await eventually(() => c.probe.ready(), 5000, 'lighthouse ready');
   const hl = `hl.namespace1.svc.${Z}`;
   for (const transport of transports) {
     assert.deepEqual((await ask(c.dns, `cluster1.${svc1}`, 'A', transport)).answers, [a(`cluster1.${svc1}`, SIP1)]);
@@ -94,7 +94,7 @@ test('through the API server: ClusterSetIP and headless rows answer over UDP and
 
 test('through the API server: events in any order add, update and delete names', async (t) => {
   const c = await cluster(t, []);
-  await waitFor(() => c.probe.ready(), 5000, 'lighthouse ready');
+  await eventually(() => c.probe.ready(), 5000, 'lighthouse ready');
   const eps = serviceSlice('service1', 'namespace1', 'cluster1', SIP1, [http]);
   const si = serviceImport('service1', 'namespace1', { ports: [http] });
   c.apply(eps);
@@ -117,14 +117,14 @@ test('through the API server: not ready and SERVFAIL until every resource is lis
   );
   assert.equal(c.probe.ready(), false);
   assert.equal((await ask(c.dns, svc1, 'A')).rcode, 'SERVFAIL');
-  await waitFor(() => c.probe.ready(), 5000, 'lighthouse ready after the retry');
+  await eventually(() => c.probe.ready(), 5000, 'lighthouse ready after the retry');
   assert.deepEqual((await ask(c.dns, svc1, 'A')).answers, [a(svc1, SIP1)]);
 });
 
 test('through the API server: a restart and a 410 relist keep every answer right in between', async (t) => {
   const si = serviceImport('service1', 'namespace1', { ports: [http] });
   const c = await cluster(t, [si, serviceSlice('service1', 'namespace1', 'cluster1', SIP1, [http])]);
-  await waitFor(() => c.probe.ready(), 5000, 'lighthouse ready');
+  await eventually(() => c.probe.ready(), 5000, 'lighthouse ready');
   const seen = new Set<string>();
   let stop = false;
   const loop = (async () => {
@@ -174,7 +174,7 @@ test('while the API server is away, only names in lighthouse zones are held back
 test('through the API server: an object with bad fields is logged once with its resource and field, and counted', async (t) => {
   const bad = { ...serviceImport('bad', 'namespace1'), spec: { type: 'Weird', ports: [{ port: 'http' }] } };
   const c = await cluster(t, [bad, serviceImport('service1', 'namespace1', { ports: [http] }), serviceSlice('service1', 'namespace1', 'cluster1', SIP1, [http])]);
-  await waitFor(() => c.probe.ready(), 5000, 'lighthouse ready');
+  await eventually(() => c.probe.ready(), 5000, 'lighthouse ready');
   const warnings = (): string[] => c.dns.lines.filter((line) => line.includes('ServiceImport namespace1/bad'));
   await eventually(async () => assert.equal(warnings().length, 1));
   assert.match(warnings()[0]!, /^\[WARNING\] plugin\/lighthouse: serviceimports\.v1alpha1\.multicluster\.x-k8s\.io: ServiceImport namespace1\/bad: spec\.type: "Weird" is not ClusterSetIP or Headless \(taken as ClusterSetIP\); spec\.ports\[0\]\.port: "http" is not a port number \(taken as 0\)$/);

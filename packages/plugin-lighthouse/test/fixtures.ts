@@ -307,6 +307,6 @@ export function model(options: { clusterId?: string; families?: { v4: boolean; v
 }
 
 /** Polls `check` until it passes, failing with its last error after `timeoutMs` (testkit's, with a longer default for watches). */
-export function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  return waitUntil(check, timeoutMs);
+export function eventually(check: Parameters<typeof waitUntil>[0], timeoutMs = 5000, what?: string): Promise<void> {
+  return waitUntil(check, timeoutMs, what);
 }

@@ -8,8 +8,8 @@ import bind from '@foghorn/plugin-bind';
 import { definePlugin } from '@foghorn/core';
 import { endpointSlicesResource, informerRegistry } from '@foghorn/kube';
 import type { EndpointSlice, InformerLease } from '@foghorn/kube';
-import { directivesOf, startServer } from '@foghorn/testkit';
-import { startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
+import { directivesOf, eventually, startServer } from '@foghorn/testkit';
+import { startKubeApiServer } from '@foghorn/testkit/kube';
 import type { ApiObject } from '@foghorn/testkit/kube';
 import lighthouse from '../src/index.js';
 import { managedBySelector } from '../src/store.js';
@@ -60,7 +60,7 @@ test('two lighthouse blocks and another plugin on one connection open each watch
   const corefile = block('clusterset.local', 'cluster1') + block('supercluster.local', 'cluster2');
   const server = await startServer(corefile, { directives: directivesOf(bind, lighthouse, sliceWatch(leases)) });
   t.after(() => server.close());
-  await waitFor(() => api.watchCount === 4, 5000, 'the watches');
+  await eventually(() => api.watchCount === 4, 5000, 'the watches');
   for (const zone of ['clusterset.local', 'supercluster.local']) {
     const name = `service1.namespace1.svc.${zone}`;
     assert.deepEqual((await ask(server, name, 'A')).answers, [a(name, '10.0.0.1')]);
@@ -80,5 +80,5 @@ test('two lighthouse blocks and another plugin on one connection open each watch
 
   // Without any Kubernetes user left, every watch ends.
   assert.equal(await server.reload(`clusterset.local:0 {\n    bind 127.0.0.1\n}\n`), true);
-  await waitFor(() => api.watchCount === 0, 5000, 'every watch closed');
+  await eventually(() => api.watchCount === 0, 5000, 'every watch closed');
 });

@@ -7,23 +7,13 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { packetRcode, readName, to4, wireRcode } from '@foghorn/core';
+import { packetRcode, readName, to4, TYPE_A, TYPE_AAAA, TYPE_AXFR, TYPE_CNAME, TYPE_IXFR, TYPE_MX, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV, wireRcode } from '@foghorn/core';
 import type { ResponseWriter } from '@foghorn/core';
 import { parseIp } from './ip.js';
 import type { Subnet } from './ip.js';
 import { Kind, mathRandomInt, preferSubnets, roundRobin, weighted } from './policy.js';
 import type { RandomInt, RecordView, WeightTable } from './policy.js';
 
-const TYPE_A = 1;
-const TYPE_NS = 2;
-const TYPE_CNAME = 5;
-const TYPE_SOA = 6;
-const TYPE_PTR = 12;
-const TYPE_MX = 15;
-const TYPE_AAAA = 28;
-const TYPE_SRV = 33;
-const TYPE_IXFR = 251;
-const TYPE_AXFR = 252;
 
 /** Message sections, in wire order. */
 const sectionFields = ['answers', 'authorities', 'additionals'] as const;

@@ -4,15 +4,13 @@
  * bytes (what cache hits are), and the client checks the order it receives.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import dnsPacket from 'dns-packet';
 import type { Answer, RecordType } from 'dns-packet';
 import { Flags, replyTo } from '@foghorn/core';
 import type { Request, ResponseWriter } from '@foghorn/core';
-import { decodeReply, directivesOf, makeQuery, query, rcodeOf, startServer, tcpExchange, testPlugin, udpExchange } from '@foghorn/testkit';
+import { decodeReply, directivesOf, eventually, makeQuery, query, rcodeOf, startServer, tcpExchange, tempFile, testPlugin, udpExchange } from '@foghorn/testkit';
 import type { Reply, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import cache from '@foghorn/plugin-cache';
@@ -309,14 +307,6 @@ const wrrTables: { weights: string; answer: Answer[]; extra?: Answer[]; sum: num
   },
 ];
 
-function tempFile(t: { after(fn: () => void): void }, contents: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'foghorn-lb-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, 'weights');
-  writeFileSync(path, contents);
-  return path;
-}
-
 const topAddress = (records: readonly Answer[] = []): string => {
   const first = records.find((r) => r.type === 'A' || r.type === 'AAAA');
   return first ? String((first as { data: unknown }).data) : '';
@@ -331,7 +321,7 @@ for (const wire of [false, true]) {
         limits.push(limit);
         return draw;
       };
-      const file = tempFile(t, table.weights);
+      const file = tempFile(t, table.weights, 'weights');
       const server = await serve(t, () => ({ answers: table.answer, additionals: table.extra ?? [], wire }), { random, body: `loadbalance weighted ${file}` });
       for (const [j, [value, top]] of table.queries.entries()) {
         draw = value;
@@ -351,7 +341,7 @@ for (const wire of [false, true]) {
 }
 
 test('weighted applies to A, AAAA and SRV queries only, and leaves the authority section alone', async (t) => {
-  const file = tempFile(t, oneDomain);
+  const file = tempFile(t, oneDomain, 'weights');
   const answers = [A('endpoint.region2.skydns.test', '10.240.0.1'), A('endpoint.region2.skydns.test', '10.240.0.2')];
   const server = await serve(t, () => ({ answers, authorities: answers }), { random: () => 0, body: `loadbalance weighted ${file}` });
   const a = await query({ port: server.port() }, 'endpoint.region2.skydns.test', 'A');
@@ -362,7 +352,7 @@ test('weighted applies to A, AAAA and SRV queries only, and leaves the authority
 });
 
 test('the weight file is re-read when it changes; a broken one is reported and the old weights stay (TestPeriodicWeightUpdate)', async (t) => {
-  const file = tempFile(t, oneDomain);
+  const file = tempFile(t, oneDomain, 'weights');
   const answers = [A('endpoint.region2.skydns.test', '10.240.0.1'), A('endpoint.region2.skydns.test', '10.240.0.2')];
   // Draw 0: the heaviest address comes first.
   const server = await serve(t, () => ({ answers }), { random: () => 0, body: `loadbalance weighted ${file} {\n  reload 20ms\n }` });
@@ -370,23 +360,23 @@ test('the weight file is re-read when it changes; a broken one is reported and t
   assert.equal(await top(), '10.240.0.2');
   const reloaded = (): number => server.lines.filter((l) => l === `[INFO] plugin/loadbalance: Successfully reloaded weight file ${file}`).length;
   writeFileSync(file, 'endpoint.region2.skydns.test\n10.240.0.1 9\n');
-  await waitUntil(() => reloaded() === 2);
+  await eventually(() => reloaded() === 2, 10_000);
   assert.equal(await top(), '10.240.0.1');
   writeFileSync(file, 'endpoint.region2.skydns.test\n10.240.0.1 300\n');
   const error = `[ERROR] plugin/loadbalance: wrong weight value:"300" in weight file ${file}`;
-  await waitUntil(() => server.lines.includes(error));
+  await eventually(() => server.lines.includes(error), 10_000);
   assert.equal(await top(), '10.240.0.1');
   assert.equal(server.lines.filter((l) => l === error).length, 1, 'reported once while the file stays the same');
 });
 
 test('a missing weight file is a warning when it will be re-read, and a startup error when not', async (t) => {
-  const dir = tempFile(t, '');
+  const dir = tempFile(t, '', 'weights');
   const missing = `${dir}.missing`;
   const server = await serve(t, () => ({ answers: [A('a.example.org', '10.0.0.1')] }), { body: `loadbalance weighted ${missing} {\n  reload 1m30s\n }` });
   assert.ok(server.lines.includes('[WARNING] plugin/loadbalance: Failed to open weight file:weight file open error. Will try again in 1m30s'), server.lines.join('\n'));
   assert.equal(rcodeOf(await query({ port: server.port() }, 'a.example.org', 'A')), 'NOERROR');
   await assert.rejects(serve(t, () => ({}), { body: `loadbalance weighted ${missing} {\n  reload 0s\n }` }), /^StartupError: plugin\/loadbalance: Corefile:\d+:\d+ - weight file open error$/);
-  const broken = tempFile(t, 'www.example.org\n10.0.0.1 3 extra\n');
+  const broken = tempFile(t, 'www.example.org\n10.0.0.1 3 extra\n', 'weights');
   await assert.rejects(serve(t, () => ({}), { body: `loadbalance weighted ${broken}` }), (e: Error) => {
     assert.match(e.message, /^plugin\/loadbalance: Corefile:\d+:\d+ - /);
     assert.equal(e.message.replace(/Corefile:\d+:\d+ - /, ''), `plugin/loadbalance: could not parse weight line:"10.0.0.1 3 extra" in weight file ${broken}`);
@@ -426,12 +416,3 @@ test('prefer orders CNAME, addresses, MX, then the rest (CoreDNS prefer.go, unli
   const reply = await query({ port: server.port() }, 'example.org', 'A');
   assert.deepEqual(text(reply.answers), ['CNAME c.example.org', 'A 10.0.0.1', 'MX mx.example.org', 'TXT ["x"]']);
 });
-
-/** Polls a condition every 10 ms (the file watcher runs on its own timer), for up to 10 s. */
-async function waitUntil(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

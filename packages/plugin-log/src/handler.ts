@@ -5,7 +5,7 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import { clientWrote, Flags, isSubdomain, nextOrFailure, PluginError, Recorder, REPLY_COPIED_FLAGS, replyTo, responseClass, typify } from '@foghorn/core';
+import { clientWrote, Flags, isSubdomain, nextOrFailure, OPT_LENGTH, PluginError, Recorder, REPLY_COPIED_FLAGS, replyTo, responseClass, typify } from '@foghorn/core';
 import type { Handler, HandlerResult, LogSink, Request, ResponseWriter } from '@foghorn/core';
 import { ClassBit } from './classify.js';
 import { formatLine } from './format.js';
@@ -20,15 +20,12 @@ export interface CompiledRule {
   readonly classes: number;
 }
 
-/** An OPT record without options: root name (1), type, class, TTL, RDLENGTH. */
-const OPT_FIXED_LENGTH = 11;
-
 /** Length of the reply the server writes itself for an error rcode nobody wrote. */
 function synthesizedSize(req: Request, msg: Packet): number {
   let size = dnsPacket.encodingLength(msg);
   // The server adds an OPT to its reply when the query had one (docs/compatibility.md, "Who writes the reply").
   if (req.hasEdns) {
-    size += OPT_FIXED_LENGTH;
+    size += OPT_LENGTH;
     for (const option of req.ednsOptions ?? []) size += 4 + option.data.length;
   }
   return size;

@@ -10,10 +10,9 @@ import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import dnsPacket from 'dns-packet';
-import { isSubdomain, nextOrFailure } from '@foghorn/core';
+import { isSubdomain, nextOrFailure, TYPE_HINFO } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 
-const HINFO = 13;
 
 /** How long the probe keeps trying to reach the server (CoreDNS: 30 s). */
 export const probeDeadlineMs = 30_000;
@@ -59,7 +58,7 @@ export class Loop implements Handler {
   ) {}
 
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
-    if (req.qtype === HINFO && !this.off && isSubdomain(req.qname, this.zone)) {
+    if (req.qtype === TYPE_HINFO && !this.off && isSubdomain(req.qname, this.zone)) {
       if (req.qname === this.qname) this.seen++;
       if (this.seen > 2) {
         // Report once: a host that does not exit on fatal errors keeps serving, loop or not.

@@ -1,5 +1,5 @@
 /** Setup of *loop* (CoreDNS's `plugin/loop/setup.go`): parse, then probe once the server starts. */
-import { splitHostPort } from '@foghorn/core';
+import { errOnce, splitHostPort } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { Loop, probeName, startProbe } from './loop.js';
 
@@ -13,7 +13,7 @@ export interface LoopOptions {
 export function parseLoop(c: Controller): LoopOptions {
   let seen = 0;
   while (c.next()) {
-    if (seen++ > 0) throw c.error('this plugin can only be used once per Server Block');
+    if (seen++ > 0) throw errOnce(c);
     // CoreDNS's dispenser reads a `{` as an argument; ours enters it, so a block is refused here.
     if (c.nextArg() || c.nextBlock()) throw c.argError();
   }

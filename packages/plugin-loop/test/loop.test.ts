@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Request, ResponseWriter } from '@foghorn/core';
-import { directivesOf, freeTcpPort, query, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
+import { directivesOf, eventually, freeTcpPort, query, rcodeOf, startServer, testPlugin, upstreamFor } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import forward from '@foghorn/plugin-forward';
-import whoami, { Whoami } from '@foghorn/plugin-whoami';
+import whoami from '@foghorn/plugin-whoami';
 import loop, { Loop } from '@foghorn/plugin-loop';
 
 /** A server whose chain is `loop` (the given detector) then whoami. */
@@ -73,7 +72,7 @@ test('a server forwarding to itself is a loop: the fatal line names client, targ
   const port = await freeTcpPort();
   const server = await startServer(`.:${port} {\n bind 127.0.0.1\n loop\n forward . 127.0.0.1:${port}\n}\n`, { directives: directivesOf(bind, loop, forward) });
   t.after(() => server.close());
-  await waitUntil(() => server.fatals.length > 0);
+  await eventually(() => server.fatals.length > 0, 10_000);
   const line = server.lines.find((l) => l.startsWith('[FATAL]'));
   assert.match(
     line ?? '',
@@ -86,40 +85,16 @@ test('a server forwarding to itself is a loop: the fatal line names client, targ
 
 test('a server that does not loop: the probe is answered once and the detector switches off', async (t) => {
   // The upstream answers the probe; seeing it there means the probe's exchange completed.
-  let probes = 0;
-  const upstream = await startServer('.:0 {\n bind 127.0.0.1\n recorder\n}\n', {
-    directives: directivesOf(
-      bind,
-      testPlugin('recorder', () => {
-        const answer = new Whoami();
-        return {
-          name: 'recorder',
-          serveDNS(req: Request, w: ResponseWriter): number {
-            if (req.type === 'HINFO') probes++;
-            return answer.serveDNS(req, w);
-          },
-        };
-      }),
-    ),
-  });
-  t.after(() => upstream.close());
+  const upstream = await upstreamFor(t);
+  const probes = (): number => upstream.queries.filter((q) => q.type === 'HINFO').length;
   const port = await freeTcpPort();
-  const server = await startServer(`example.org:${port} {\n bind 127.0.0.1\n loop\n forward . 127.0.0.1:${upstream.port()}\n}\n`, {
+  const server = await startServer(`example.org:${port} {\n bind 127.0.0.1\n loop\n forward . ${upstream.address}\n}\n`, {
     directives: directivesOf(bind, loop, forward),
   });
   t.after(() => server.close());
-  await waitUntil(() => probes === 1);
+  await eventually(() => probes() === 1, 10_000);
   // The probe's name is under the block's zone, example.org.
   assert.equal(rcodeOf(await query({ port }, 'www.example.org', 'A')), 'NOERROR');
   assert.deepEqual(server.fatals, []);
-  assert.equal(probes, 1, 'one probe, answered, and no second one');
+  assert.equal(probes(), 1, 'one probe, answered, and no second one');
 });
-
-/** Polls a condition every 10 ms (the events are in another component's hands), for up to 10 s. */
-async function waitUntil(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { Server } from '@foghorn/core';
-import { captureLog, directivesOf, makeQuery, query, rcodeOf, udpExchange } from '@foghorn/testkit';
+import { captureLog, directivesOf, eventually, makeQuery, query, rcodeOf, udpExchange } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import { createReloadPlugin } from '../src/index.js';
@@ -43,14 +43,6 @@ async function replaceFile(path: string, contents: string): Promise<void> {
   await rename(`${path}.tmp`, path);
 }
 
-async function waitFor(what: string, predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const count = (lines: string[], text: string): number => lines.filter((line) => line.includes(text)).length;
 
@@ -69,7 +61,7 @@ test('a changed Corefile is picked up and the new configuration serves', async (
 
   const second = block('example.net');
   await replaceFile(path, second);
-  await waitFor('the reload', () => lines.includes('[INFO] Reloading complete'));
+  await eventually(() => lines.includes('[INFO] Reloading complete'), 10_000, 'the reload');
   const secondHash = hashCorefile({ path, contents: second });
   assert.ok(lines.includes(`[INFO] plugin/reload: Running configuration SHA512 = ${secondHash}`), lines.join('\n'));
   assert.equal(rcodeOf(await query({ port: port() }, 'example.net', 'A')), 'NOERROR');
@@ -79,7 +71,7 @@ test('a changed Corefile is picked up and the new configuration serves', async (
   // The next change replaces the version label instead of adding one.
   const third = block('example.com');
   await replaceFile(path, third);
-  await waitFor('the second reload', () => count(lines, 'Reloading complete') === 2);
+  await eventually(() => count(lines, 'Reloading complete') === 2, 10_000, 'the second reload');
   const thirdHash = hashCorefile({ path, contents: third });
   assert.deepEqual(await metric(server, 'coredns_reload_version_info{'), [`coredns_reload_version_info{hash="sha512",value="${thirdHash}"} 1`]);
   assert.deepEqual(await metric(server, 'coredns_reload_failed_total '), ['coredns_reload_failed_total 0']);
@@ -88,7 +80,7 @@ test('a changed Corefile is picked up and the new configuration serves', async (
 test('a broken Corefile keeps the old one serving, is counted once and not retried', async (t) => {
   const { server, path, lines, port } = await serveFile(t, block('example.org'));
   await replaceFile(path, block('example.org', '    reload 50ms 20ms\n    nosuch\n'));
-  await waitFor('the failed reload', () => lines.some((line) => /^\[ERROR\] plugin\/reload: Corefile changed but reload failed: .*Unknown directive 'nosuch'/.test(line)));
+  await eventually(() => lines.some((line) => /^\[ERROR\] plugin\/reload: Corefile changed but reload failed: .*Unknown directive 'nosuch'/.test(line)), 10_000, 'the failed reload');
   assert.ok(lines.some((l) => /^\[ERROR\] Restart failed: .*Unknown directive 'nosuch'/.test(l)), lines.join('\n'));
   assert.deepEqual(await metric(server, 'coredns_reload_failed_total '), ['coredns_reload_failed_total 1']);
   assert.equal(rcodeOf(await query({ port: port() }, 'example.org', 'A')), 'NOERROR');
@@ -98,14 +90,14 @@ test('a broken Corefile keeps the old one serving, is counted once and not retri
   assert.deepEqual(await metric(server, 'coredns_reload_failed_total '), ['coredns_reload_failed_total 1']);
   // Fixing it reloads.
   await replaceFile(path, block('example.net'));
-  await waitFor('the reload', () => lines.includes('[INFO] Reloading complete'));
+  await eventually(() => lines.includes('[INFO] Reloading complete'), 10_000, 'the reload');
   assert.equal(rcodeOf(await query({ port: port() }, 'example.net', 'A')), 'NOERROR');
 });
 
 test('a Corefile that does not parse is reported and no reload is tried', async (t) => {
   const { server, path, lines, port } = await serveFile(t, block('example.org'));
   await replaceFile(path, 'example.org:0 {\n    reload 50ms\n    whoami\n');
-  await waitFor('the parse warning', () => lines.some((l) => l.startsWith('[WARNING] plugin/reload: Corefile parse failed: ')));
+  await eventually(() => lines.some((l) => l.startsWith('[WARNING] plugin/reload: Corefile parse failed: ')), 10_000, 'the parse warning');
   assert.equal(count(lines, 'Reloading'), 0);
   assert.deepEqual(await metric(server, 'coredns_reload_failed_total '), ['coredns_reload_failed_total 0']);
   assert.equal(rcodeOf(await query({ port: port() }, 'example.org', 'A')), 'NOERROR');
@@ -114,7 +106,7 @@ test('a Corefile that does not parse is reported and no reload is tried', async 
 test('a Corefile without reload stops the watching after it is loaded', async (t) => {
   const { path, lines } = await serveFile(t, block('example.org'));
   await replaceFile(path, block('example.net', ''));
-  await waitFor('the reload', () => lines.includes('[INFO] Reloading complete'));
+  await eventually(() => lines.includes('[INFO] Reloading complete'), 10_000, 'the reload');
   await replaceFile(path, block('example.com', ''));
   await sleep(250);
   assert.equal(count(lines, 'Reloading complete'), 1);
@@ -125,7 +117,7 @@ test('several blocks with reload share one watcher', async (t) => {
   const { path, lines } = await serveFile(t, block('example.org') + block('example.net'));
   assert.equal(count(lines, 'SHA512'), 1);
   await replaceFile(path, block('example.org') + block('example.com'));
-  await waitFor('the reload', () => lines.includes('[INFO] Reloading complete'));
+  await eventually(() => lines.includes('[INFO] Reloading complete'), 10_000, 'the reload');
   await sleep(150);
   assert.equal(count(lines, '[INFO] Reloading'), 2, lines.join('\n')); // "Reloading" and "Reloading complete", once
   assert.equal(count(lines, 'SHA512'), 2);
@@ -139,7 +131,7 @@ test('a reload triggered from outside re-bases the watcher on the new configurat
   await sleep(200);
   assert.equal(count(lines, 'Reloading complete'), 1);
   await replaceFile(path, block('example.com'));
-  await waitFor('the watcher reload', () => count(lines, 'Reloading complete') === 2);
+  await eventually(() => count(lines, 'Reloading complete') === 2, 10_000, 'the watcher reload');
 });
 
 test('a reload while a load of queries runs loses none', async (t) => {

@@ -5,7 +5,7 @@
  * Why not dns-packet: the rest of the message (answer/authority records of a NOTIFY, a TSIG
  * record) must reach the next plugin byte for byte, and dns-packet would re-encode it.
  */
-import { Request } from '@foghorn/core';
+import { Request, TYPE_OPT } from '@foghorn/core';
 import type { EdnsOption } from '@foghorn/core';
 
 /** The OPT record of the query (RFC 6891 §6.1.2), options in wire order. */
@@ -16,7 +16,6 @@ export interface QueryOpt {
   options: EdnsOption[];
 }
 
-const TYPE_OPT = 41;
 /** The UDP size of an OPT record a rule adds to a query without one (CoreDNS's `SetEdns0(4096, false)`). */
 const addedOptUdpSize = 4096;
 

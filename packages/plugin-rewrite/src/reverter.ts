@@ -8,7 +8,7 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer, Packet } from 'dns-packet';
-import { Rcode, replyTo } from '@foghorn/core';
+import { Flags, Rcode, replyTo } from '@foghorn/core';
 import type { EdnsOption, Logger, Request, ResponseWriter } from '@foghorn/core';
 import { fqdn } from './response.js';
 import type { ResponseRule } from './response.js';
@@ -16,7 +16,6 @@ import type { ResponseRule } from './response.js';
 /** Asks the rest of the chain for `name` and `qtype`; undefined when nothing was written. */
 export type Lookup = (name: string, qtype: number) => Promise<Packet | undefined>;
 
-const TC = 0x0200;
 
 export class Reverter implements ResponseWriter {
   /** True once a reply went out through this writer. */
@@ -124,7 +123,7 @@ export class Reverter implements ResponseWriter {
       }
       msg.answers = [...kept, ...(upstream.answers ?? [])];
       // A truncated lookup must stay visibly truncated, or a cache would keep the short answer.
-      msg.flags = ((msg.flags ?? 0) & ~TC) | ((upstream.flags ?? 0) & TC);
+      msg.flags = ((msg.flags ?? 0) & ~Flags.TC) | ((upstream.flags ?? 0) & Flags.TC);
     }
   }
 }

@@ -12,7 +12,7 @@
  * `answer` options of a name rule, typically): CoreDNS reads the block's tokens as if they were on
  * the line. Errors keep CoreDNS's words and name the offending token's position.
  */
-import { classNumber, errorAt, goRegExp, regExpGroups, typeNumber } from '@foghorn/core';
+import { classNumber, errorAt, goRegExp, normalizeZone, regExpGroups, typeNumber } from '@foghorn/core';
 import type { Controller, Request, Token } from '@foghorn/core';
 import { Rewrite } from './handler.js';
 import type { QueryEdit } from './query.js';
@@ -123,12 +123,6 @@ function classOf(text: string): number | undefined {
   return n > 0 ? n : undefined;
 }
 
-/** CoreDNS's `plugin.Name(s).Normalize()`: lower case, fully qualified. */
-function normalize(name: string): string {
-  const lower = name.toLowerCase();
-  return lower.endsWith('.') ? lower : `${lower}.`;
-}
-
 /** A Go pattern as a RegExp, or undefined when Go's `regexp.Compile` would refuse it. */
 function compile(pattern: string): RegExp | undefined {
   try {
@@ -165,8 +159,8 @@ function newNameRule(mode: Mode, t: RuleTokens): Rule {
   let from = t.text(fromAt);
   let to = t.text(fromAt + 1);
   if (matchType !== 'regex') {
-    from = normalize(from);
-    to = normalize(to);
+    from = normalizeZone(from);
+    to = normalizeZone(to);
   }
   let auto = false;
   let answers: ResponseRule[] = [];
@@ -182,7 +176,7 @@ function newNameRule(mode: Mode, t: RuleTokens): Rule {
     case 'suffix':
       return new NameRule(mode, 'suffix', from, to, false, auto ? [...suffixAutoRules(from, to), ...answers] : answers);
     case 'regex':
-      return new NameRule(mode, 'regex', validRegex(t, fromAt, to), normalize(to), auto, answers);
+      return new NameRule(mode, 'regex', validRegex(t, fromAt, to), normalizeZone(to), auto, answers);
     default:
       throw t.fail(`name rule supports only exact, prefix, suffix, substring, and regex name matching, received: ${matchType}`);
   }
@@ -208,7 +202,7 @@ function parseAnswers(name: string, t: RuleTokens): { auto: boolean; answers: Re
     }
     if (last !== 'name' && last !== 'value') throw t.fail(`invalid type "${last}" for answer rule for ${name} rule`, kindAt);
     if (args.length - i < 2) throw t.fail(`${last} answer rule for ${name} rule: 2 arguments required`, kindAt);
-    const rewriter = new RegexRewriter(validRegex(t, i, t.text(i + 1), `${last} answer rule for ${name} rule: `), normalize(t.text(i + 1)));
+    const rewriter = new RegexRewriter(validRegex(t, i, t.text(i + 1), `${last} answer rule for ${name} rule: `), normalizeZone(t.text(i + 1)));
     answers.push(last === 'name' ? new NameResponseRule(rewriter) : new ValueResponseRule(rewriter));
     if (last === 'name') nameRules++;
     i += 2;
@@ -219,10 +213,10 @@ function parseAnswers(name: string, t: RuleTokens): { auto: boolean; answers: Re
 
 /** The name part shared by ttl and rcode rules: `[TYPE] NAME`, TYPE given when `typed`. */
 function nameMatcher(rule: string, t: RuleTokens, typed: boolean): NameMatcher {
-  if (!typed) return new NameMatcher('exact', normalize(t.text(0)));
+  if (!typed) return new NameMatcher('exact', normalizeZone(t.text(0)));
   const type = t.text(0).toLowerCase();
   if (!matchTypes.has(type)) throw t.fail(`${rule} rule supports only exact, prefix, suffix, substring, and regex name matching`);
-  if (type !== 'regex') return new NameMatcher(type as MatchType, normalize(t.text(1)));
+  if (type !== 'regex') return new NameMatcher(type as MatchType, normalizeZone(t.text(1)));
   const source = t.text(1);
   if (source.length > maxRegexpLen) throw t.fail(`regex pattern too long in a ${rule} rule: ${source.length} > ${maxRegexpLen}`, 1);
   const pattern = compile(source);
@@ -291,8 +285,8 @@ function newCnameRule(mode: Mode, t: RuleTokens): Rule {
   let from = t.text(n - 2).toLowerCase();
   let to = t.text(n - 1).toLowerCase();
   if (type === 'exact') {
-    from = normalize(from);
-    to = normalize(to);
+    from = normalizeZone(from);
+    to = normalizeZone(to);
   }
   if (type !== 'regex') return new CnameRule(mode, type as MatchType, from, to);
   if (from.length > maxRegexpLen) throw t.fail(`regex pattern too long in a cname rule: ${from.length} > ${maxRegexpLen}`, n - 2);

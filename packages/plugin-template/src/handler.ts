@@ -7,7 +7,7 @@
  * templates and parses the records they produce (there is nothing to cache: the output depends on
  * the name).
  */
-import { edeOption, Flags, lookupVia, matchZone, nextOrFailure, parseRR, PluginError, Rcode, replyOpt, replyTo } from '@foghorn/core';
+import { CLASS_ANY, edeOption, Flags, lookupVia, matchZone, nextOrFailure, parseRR, PluginError, Rcode, replyOpt, replyTo, TYPE_A, TYPE_AAAA, TYPE_ANY } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import type { Answer, Packet } from 'dns-packet';
 import { methodArity, structType } from './gotemplate.js';
@@ -15,9 +15,6 @@ import type { GoTemplate, MethodValue, Struct, Value } from './gotemplate.js';
 import type { TemplateMetrics } from './metrics.js';
 import type { Template } from './setup.js';
 
-const ANY = 255;
-const TYPE_A = 1;
-const TYPE_AAAA = 28;
 
 /** `.Meta "name"`: Foghorn has no metadata plugin yet, so every name has the empty value. */
 const meta: MethodValue = Object.assign((): Value => '', { [methodArity]: 1 });
@@ -41,8 +38,8 @@ export class TemplateHandler implements Handler {
     for (const template of this.templates) {
       const zone = matchZone(template.zones, name);
       if (zone === undefined) continue;
-      if (template.qclass !== ANY && req.qclass !== ANY && req.qclass !== template.qclass) continue;
-      if (template.qtype !== ANY && req.qtype !== ANY && req.qtype !== template.qtype) continue;
+      if (template.qclass !== CLASS_ANY && req.qclass !== CLASS_ANY && req.qclass !== template.qclass) continue;
+      if (template.qtype !== TYPE_ANY && req.qtype !== TYPE_ANY && req.qtype !== template.qtype) continue;
       let match: RegExpExecArray | null = null;
       let regex: RegExp | undefined;
       for (regex of template.regexes) {
@@ -167,10 +164,10 @@ function templateData(req: Request, template: Template, zone: string, regex: Reg
 
 /** `.Class`: the query's class, or the template's for a query of class ANY. */
 function classOf(req: Request, template: Template): string {
-  return req.qclass !== ANY ? req.class : template.className;
+  return req.qclass !== CLASS_ANY ? req.class : template.className;
 }
 
 /** `.Type`: the query's type, or the template's for a query of type ANY. */
 function typeOf(req: Request, template: Template): string {
-  return req.qtype !== ANY ? req.type : template.typeName;
+  return req.qtype !== TYPE_ANY ? req.type : template.typeName;
 }

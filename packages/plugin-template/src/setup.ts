@@ -16,7 +16,7 @@
  *
  * Every `template` of a server block is one template of a single handler, tried in file order.
  */
-import { errorAt, goRegExp, parseServerKey } from '@foghorn/core';
+import { CLASS_ANY, errorAt, goRegExp, TYPE_ANY, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { GoTemplate, TemplateError } from './gotemplate.js';
 import { TemplateHandler } from './handler.js';
@@ -46,17 +46,16 @@ export interface Template {
 
 /** CoreDNS refuses longer patterns so a hostile Corefile cannot make regex compilation eat memory. */
 const maxRegexpLen = 10000;
-const ANY = 255;
 
 /** miekg/dns's `StringToClass`, case-sensitive as CoreDNS reads it. */
-const classes: ReadonlyMap<string, number> = new Map([['IN', 1], ['CS', 2], ['CH', 3], ['HS', 4], ['NONE', 254], ['ANY', ANY]]);
+const classes: ReadonlyMap<string, number> = new Map([['IN', 1], ['CS', 2], ['CH', 3], ['HS', 4], ['NONE', 254], ['ANY', CLASS_ANY]]);
 
 /** miekg/dns's `StringToType` for the types a template is written for. */
 const qtypes: ReadonlyMap<string, number> = new Map([
   ['A', 1], ['NS', 2], ['CNAME', 5], ['SOA', 6], ['PTR', 12], ['HINFO', 13], ['MX', 15], ['TXT', 16],
   ['AAAA', 28], ['LOC', 29], ['SRV', 33], ['NAPTR', 35], ['DNAME', 39], ['DS', 43], ['SSHFP', 44],
   ['RRSIG', 46], ['NSEC', 47], ['DNSKEY', 48], ['NSEC3', 50], ['TLSA', 52], ['SVCB', 64], ['HTTPS', 65],
-  ['SPF', 99], ['AXFR', 252], ['IXFR', 251], ['ANY', ANY], ['URI', 256], ['CAA', 257],
+  ['SPF', 99], ['AXFR', 252], ['IXFR', 251], ['ANY', TYPE_ANY], ['URI', 256], ['CAA', 257],
 ]);
 
 /** miekg/dns's `StringToRcode`, case-sensitive as CoreDNS reads it. */
@@ -64,20 +63,6 @@ const rcodes: ReadonlyMap<string, number> = new Map([
   ['NOERROR', 0], ['FORMERR', 1], ['SERVFAIL', 2], ['NXDOMAIN', 3], ['NOTIMP', 4], ['NOTIMPL', 4],
   ['REFUSED', 5], ['YXDOMAIN', 6], ['YXRRSET', 7], ['NXRRSET', 8], ['NOTAUTH', 9], ['NOTZONE', 10],
 ]);
-
-/** CoreDNS's `OriginsFromArgsOrServerBlock`: zone arguments normalised, unreadable ones skipped. */
-function zonesOf(args: readonly string[], fallback: readonly string[]): string[] {
-  if (args.length === 0) return [...fallback];
-  const zones: string[] = [];
-  for (const arg of args) {
-    try {
-      for (const key of parseServerKey(arg, 53)) zones.push(key.zone);
-    } catch {
-      // CoreDNS skips zone arguments it cannot normalise.
-    }
-  }
-  return zones;
-}
 
 function compileTemplates(section: string, args: readonly Token[], into: GoTemplate[]): void {
   for (const arg of args) {
@@ -112,7 +97,8 @@ export function parseTemplate(c: Controller): Template[] {
     const typeName = c.val();
     const qtype = qtypes.get(typeName);
     if (qtype === undefined) throw c.error(`invalid RR class ${typeName}`);
-    const zones = zonesOf(c.remainingArgs(), c.zones);
+    // CoreDNS skips zone arguments it cannot normalise.
+    const zones = zonesFromArgs(c, c.remainingArgs(), { ignoreInvalid: true });
     const regexes: RegExp[] = [];
     const answer: GoTemplate[] = [];
     const additional: GoTemplate[] = [];
@@ -165,7 +151,7 @@ export function parseTemplate(c: Controller): Template[] {
         }
         case 'fallthrough': {
           const args = c.remainingArgs();
-          fallthrough = args.length === 0 ? ['.'] : zonesOf(args, []);
+          fallthrough = args.length === 0 ? ['.'] : zonesFromArgs(c, args, { ignoreInvalid: true });
           break;
         }
         case 'upstream':

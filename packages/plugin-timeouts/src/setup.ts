@@ -29,7 +29,7 @@ const MIN_TIMEOUT_MS = 1_000;
 const MAX_TIMEOUT_MS = 24 * 3_600_000;
 
 /** CoreDNS's `durations.NewDurationFromArg`: a bare integer counts seconds. */
-function durationArg(text: string): number | undefined {
+function durationFromArg(text: string): number | undefined {
   const go = /^[+-]?\d+$/.test(text) ? `${text}s` : text;
   try {
     return parseDuration(go);
@@ -57,7 +57,7 @@ export function parseTimeouts(c: Controller): TimeoutsOptions {
         count++;
         continue;
       }
-      const ms = durationArg(value);
+      const ms = durationFromArg(value);
       if (ms === undefined) throw c.error(`failed to parse duration '${/^[+-]?\d+$/.test(value) ? `${value}s` : value}'`);
       if (ms < MIN_TIMEOUT_MS || ms > MAX_TIMEOUT_MS) throw c.error(`timeout provided '${formatDuration(ms)}' needs to be between 1 second and 24 hours`);
       if (option === 'read') options.readTimeoutMs = ms;

@@ -15,6 +15,7 @@ import whoami from '@foghorn/plugin-whoami';
 import { decodeReply, directivesOf, dohRequest, kdig, makeQuery, makeTestPki, startServer, testPlugin } from '@foghorn/testkit';
 import type { TestPki, TestServer } from '@foghorn/testkit';
 import dnsPacket from 'dns-packet';
+import { closedOnAccept, holdConnections } from './connections.js';
 
 /** Answers `ttl.test` names with records of TTL 300 and 60, and writes nothing for `silent.test`. */
 const ttl = testPlugin('ttl', (next) => ({
@@ -198,18 +199,9 @@ test('limits: 200 connections per DoH listener (more are closed on accept), 250 
   await once(session, 'remoteSettings');
   assert.equal(session.remoteSettings.maxConcurrentStreams, defaultHttp2MaxStreams);
   assert.equal(defaultHttp2MaxStreams, 250);
-  // Plain TCP connections count before their handshake: hold the remaining slots, then one more.
-  const held: net.Socket[] = [];
-  t.after(() => held.forEach((socket) => socket.destroy()));
-  for (let i = 1; i < defaultHttpsMaxConnections; i++) {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    held.push(socket);
-    await once(socket, 'connect');
-  }
-  const extra = net.connect(port, '127.0.0.1');
-  extra.on('error', () => undefined);
-  await once(extra, 'close');
+  // The session holds one slot: hold the remaining ones, then one more.
+  const held = await holdConnections(t, port, defaultHttpsMaxConnections - 1);
+  await closedOnAccept(port);
   // Closed on accept, not by a timeout: every held connection is still open.
   assert.ok(held.every((socket) => socket.readyState === 'open'));
   for (const socket of held) socket.destroy();

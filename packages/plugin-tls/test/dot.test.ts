@@ -15,6 +15,7 @@ import whoami from '@foghorn/plugin-whoami';
 import { decodeReply, directivesOf, kdig, makeQuery, makeTestPki, startServer, tcpExchange, testPlugin } from '@foghorn/testkit';
 import type { TestPki, TestServer } from '@foghorn/testkit';
 import tlsPlugin from '@foghorn/plugin-tls';
+import { closedOnAccept, holdConnections } from './connections.js';
 
 /** Answers every query with 60 A records: far over 512 bytes, so UDP would truncate it. */
 const big = testPlugin('big', () => ({
@@ -206,18 +207,8 @@ test('limit: 1,000 connections per DoT listener; one more is closed on accept, t
   const server = await serve(corefile());
   t.after(() => server.close());
   const port = server.port('.');
-  const held: net.Socket[] = [];
-  t.after(() => held.forEach((socket) => socket.destroy()));
-  // Plain TCP connections count before their handshake.
-  for (let i = 0; i < defaultTlsMaxConnections; i++) {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    held.push(socket);
-    await once(socket, 'connect');
-  }
-  const extra = net.connect(port, '127.0.0.1');
-  extra.on('error', () => undefined);
-  await once(extra, 'close');
+  const held = await holdConnections(t, port, defaultTlsMaxConnections);
+  await closedOnAccept(port);
   assert.ok(held.every((socket) => socket.readyState === 'open'));
   // Once the server has seen a held connection go, a new one is accepted (refusals are immediate, so retry).
   held.pop()!.destroy();

@@ -4,10 +4,9 @@
  */
 import dgram from 'node:dgram';
 import dnsPacket from 'dns-packet';
-import { Flags, rcodeToString } from '@foghorn/core';
+import { Flags, OPCODE_NOTIFY, rcodeToString } from '@foghorn/core';
 import type { XfrConfig } from './setup.js';
 
-const OPCODE_NOTIFY = 4;
 const TRIES = 3;
 /** miekg/dns's client timeout for one exchange. */
 const EXCHANGE_TIMEOUT_MS = 2_000;

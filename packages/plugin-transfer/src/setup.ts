@@ -3,7 +3,7 @@
  * `plugin/transfer/setup.go`.
  */
 import { isIP } from 'node:net';
-import { errorAt, normalizeZone, reverseZones } from '@foghorn/core';
+import { errorAt, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { sendNotifies } from './notify.js';
 import { longestMatch, Transfer } from './transfer.js';
@@ -45,20 +45,12 @@ export function hostPort(text: string): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-function zoneArgument(c: Controller, zone: string): string[] {
-  try {
-    return reverseZones(zone) ?? [normalizeZone(zone)];
-  } catch (error) {
-    throw c.error((error as Error).message);
-  }
-}
-
 /** Parses every `transfer` directive of the block. */
 export function parseTransfer(c: Controller): TransferOptions {
   const xfrs: XfrConfig[] = [];
   while (c.next()) {
     const args = c.remainingArgs();
-    const zones = args.length > 0 ? args.flatMap((zone) => zoneArgument(c, zone)) : [...c.zones];
+    const zones = zonesFromArgs(c, args);
     const to: string[] = [];
     let source: string | undefined;
     while (c.nextBlock()) {

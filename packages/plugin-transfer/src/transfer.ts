@@ -6,12 +6,10 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { Flags, isSubdomain, nextOrFailure, Rcode, replyTo } from '@foghorn/core';
+import { Flags, isSubdomain, nextOrFailure, Rcode, replyTo, TYPE_AXFR, TYPE_IXFR } from '@foghorn/core';
 import type { Handler, HandlerResult, Logger, Request, ResponseWriter, Transferer } from '@foghorn/core';
 import type { XfrConfig } from './setup.js';
 
-const TYPE_IXFR = 251;
-const TYPE_AXFR = 252;
 /**
  * CoreDNS flushes an envelope before it passes 63000 bytes of records, leaving room for the
  * header and question under the 65535-byte TCP message limit.

@@ -12,23 +12,18 @@
  */
 import assert from 'node:assert/strict';
 import type { Answer, OptAnswer, Packet, RecordClass, RecordType } from 'dns-packet';
-import { formatRR } from '@foghorn/core';
+import { formatRR, parseRR } from '@foghorn/core';
 import { query } from './index.js';
 import type { Reply, Target } from './index.js';
 
 /** A resource record as dns-packet has it, OPT aside (OPT is EDNS's header, not a record). */
 export type ResourceRecord = Exclude<Answer, OptAnswer>;
 
-/** Record classes a zone-file line may name between TTL and type. */
-const classes = new Set(['IN', 'CH', 'HS', 'CS', 'ANY']);
-
 /** Splits a zone-file line into fields; `"quoted strings"` stay one field, quotes removed. */
-function fields(line: string): { text: string; quoted: boolean }[] {
-  const out: { text: string; quoted: boolean }[] = [];
+function fields(line: string): string[] {
+  const out: string[] = [];
   const re = /"((?:[^"\\]|\\.)*)"|(\S+)/g;
-  for (let m = re.exec(line); m !== null; m = re.exec(line)) {
-    out.push(m[1] !== undefined ? { text: m[1].replace(/\\(.)/g, '$1'), quoted: true } : { text: m[2]!, quoted: false });
-  }
+  for (let m = re.exec(line); m !== null; m = re.exec(line)) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!);
   return out;
 }
 
@@ -38,70 +33,76 @@ function int(text: string | undefined, line: string): number {
 }
 
 /**
+ * CAA and DS, which core's `parseRR` (the types generated records use) does not read: the
+ * owner, TTL and class come from `parseRR` on the line with a stand-in A record.
+ */
+function extraType(line: string): ResourceRecord | undefined {
+  const f = fields(line);
+  // The type follows the owner and at most a TTL (it starts with a digit) and a class.
+  let at = 1;
+  while (at <= 2 && f[at] !== undefined && (/^\d/.test(f[at]!) || /^(IN|CH|HS|CS|NONE|ANY)$/i.test(f[at]!))) at++;
+  if (f[at]?.toUpperCase() !== 'CAA' && f[at]?.toUpperCase() !== 'DS') return undefined;
+  const head = parseRR(`${f.slice(0, at).join(' ')} A 0.0.0.0`) as ResourceRecord & { ttl: number; class: RecordClass };
+  const base = { name: fqdn(head.name), ttl: head.ttl, class: head.class };
+  const rdata = f.slice(at + 1);
+  const type = f[at]!.toUpperCase();
+  const need = rdata.length === (type === 'CAA' ? 3 : 4);
+  if (!need) throw new Error(`rr: ${type} takes ${type === 'CAA' ? 3 : 4} rdata fields, got ${rdata.length} in '${line}'`);
+  if (type === 'CAA') return { ...base, type, data: { flags: int(rdata[0], line), tag: rdata[1]! as 'issue', value: rdata[2]! } };
+  return { ...base, type: 'DS', data: { keyTag: int(rdata[0], line), algorithm: int(rdata[1], line), digestType: int(rdata[2], line), digest: Buffer.from(rdata[3]!, 'hex') } };
+}
+
+/**
  * Parses one zone-file line, `OWNER [TTL] [CLASS] TYPE RDATA...`, into a dns-packet record (what
- * a test plugin writes or an upstream answers). TTL defaults to 3600 and class to IN, as in
- * miekg/dns. Types: A, AAAA, CNAME, NS, PTR, DNAME, MX, SRV, TXT, SOA, CAA, DS.
+ * a test plugin writes or an upstream answers), with core's `parseRR` (miekg/dns's `NewRR`):
+ * TTL defaults to 3600 and class to IN. Names keep their trailing dot. Types: A, AAAA, CNAME, NS,
+ * PTR, DNAME, MX, SRV, TXT, SOA, and CAA and DS besides.
  *
  * @example rr('a.example. 5 IN A 192.0.2.1') // { name: 'a.example.', ttl: 5, class: 'IN', type: 'A', data: '192.0.2.1' }
  */
 export function rr(line: string): ResourceRecord {
-  const f = fields(line.trim());
-  const name = f[0]?.text;
-  if (name === undefined) throw new Error('rr: empty line');
-  let i = 1;
-  let ttl = 3600;
-  if (f[i] !== undefined && /^\d+$/.test(f[i]!.text)) ttl = Number(f[i++]!.text);
-  let klass = 'IN';
-  if (f[i] !== undefined && classes.has(f[i]!.text.toUpperCase())) klass = f[i++]!.text.toUpperCase();
-  const type = f[i++]?.text.toUpperCase();
-  if (type === undefined) throw new Error(`rr: no type in '${line}'`);
-  const rdata = f.slice(i).map((field) => field.text);
-  const head = { name, ttl, class: klass as RecordClass };
-  const need = (count: number): void => {
-    if (rdata.length !== count) throw new Error(`rr: ${type} takes ${count} rdata fields, got ${rdata.length} in '${line}'`);
-  };
-  switch (type) {
-    case 'A':
-    case 'AAAA':
+  let record: ResourceRecord;
+  try {
+    const extra = extraType(line.trim());
+    if (extra) return extra;
+    record = parseRR(line) as ResourceRecord;
+  } catch (error) {
+    throw new Error(`rr: ${(error as Error).message.replace(/^rr: /, '')} in '${line}'`);
+  }
+  const r = record as ResourceRecord & { data: unknown };
+  const data = r.data as unknown as Record<string, unknown>;
+  switch (r.type) {
     case 'CNAME':
     case 'NS':
     case 'PTR':
     case 'DNAME':
-      need(1);
-      return { ...head, type, data: rdata[0]! } as ResourceRecord;
+      return { ...r, name: fqdn(r.name), data: fqdn(String(r.data)) } as ResourceRecord;
     case 'MX':
-      need(2);
-      return { ...head, type, data: { preference: int(rdata[0], line), exchange: rdata[1]! } };
+      return { ...r, name: fqdn(r.name), data: { ...data, exchange: fqdn(String(data.exchange)) } } as ResourceRecord;
     case 'SRV':
-      need(4);
-      return { ...head, type, data: { priority: int(rdata[0], line), weight: int(rdata[1], line), port: int(rdata[2], line), target: rdata[3]! } };
-    case 'TXT':
-      if (rdata.length === 0) throw new Error(`rr: TXT needs at least one string in '${line}'`);
-      return { ...head, type, data: rdata };
+      return { ...r, name: fqdn(r.name), data: { ...data, target: fqdn(String(data.target)) } } as ResourceRecord;
     case 'SOA':
-      need(7);
-      return {
-        ...head,
-        type,
-        data: {
-          mname: rdata[0]!,
-          rname: rdata[1]!,
-          serial: int(rdata[2], line),
-          refresh: int(rdata[3], line),
-          retry: int(rdata[4], line),
-          expire: int(rdata[5], line),
-          minimum: int(rdata[6], line),
-        },
-      };
-    case 'CAA':
-      need(3);
-      return { ...head, type, data: { flags: int(rdata[0], line), tag: rdata[1]! as 'issue', value: rdata[2]! } };
-    case 'DS':
-      need(4);
-      return { ...head, type, data: { keyTag: int(rdata[0], line), algorithm: int(rdata[1], line), digestType: int(rdata[2], line), digest: Buffer.from(rdata[3]!, 'hex') } };
+      return { ...r, name: fqdn(r.name), data: { ...data, mname: fqdn(String(data.mname)), rname: fqdn(String(data.rname)) } } as ResourceRecord;
     default:
-      throw new Error(`rr: type ${type} is not supported in '${line}'`);
+      return { ...r, name: fqdn(r.name) } as ResourceRecord;
   }
+}
+
+/** A name with exactly one trailing dot (core's `parseRR` returns names without it). */
+function fqdn(name: string): string {
+  return name === '' || name === '.' ? '.' : name.endsWith('.') ? name : `${name}.`;
+}
+
+/** How {@link checkResponse} and {@link checkCases} compare and ask. */
+export interface CheckOptions {
+  /** Compare SOA serials; default true. CoreDNS's `test.Section` compares only the SOA's name server. */
+  readonly soaSerial?: boolean;
+  /** Flags every reply must have where the case names none itself, e.g. `{ aa: true, tc: false }`. */
+  readonly flags?: Case['flags'];
+  /** The transports each case is asked over, in turn; default `['udp']`. */
+  readonly transports?: readonly ('udp' | 'tcp')[];
+  /** Queries over UDP carry an OPT with this buffer size. */
+  readonly udpSize?: number;
 }
 
 /**
@@ -109,15 +110,23 @@ export function rr(line: string): ResourceRecord {
  * {@link checkResponse} compares, so a failure shows both sections as text (core's `formatRR`).
  */
 export function formatRr(record: Answer | string): string {
-  return formatRR(typeof record === 'string' ? rr(record) : record);
+  return format(record, true);
 }
 
-/** A section as sorted lines; OPT is left out (it is the EDNS header, not a record). */
-export function sortedSection(records: readonly (Answer | string)[] | undefined): string[] {
-  return (records ?? [])
+function format(record: Answer | string, soaSerial: boolean): string {
+  const line = formatRR(typeof record === 'string' ? rr(record) : record);
+  if (soaSerial || !line.includes(' SOA ')) return line;
+  // Without the serial: OWNER TTL CLASS SOA MNAME RNAME SERIAL ..., the seventh field goes.
+  const fields = line.split(' ');
+  return fields[3] === 'SOA' ? fields.filter((_, k) => k !== 6).join(' ') : line;
+}
+
+/** A section as sorted lines (as given with `ordered`); OPT is left out (it is the EDNS header, not a record). */
+export function sortedSection(records: readonly (Answer | string)[] | undefined, options: Pick<CheckOptions, 'soaSerial'> & { ordered?: boolean } = {}): string[] {
+  const lines = (records ?? [])
     .filter((record) => typeof record === 'string' || record.type !== 'OPT')
-    .map(formatRr)
-    .sort();
+    .map((record) => format(record, options.soaSerial !== false));
+  return options.ordered ? lines : lines.sort();
 }
 
 /**
@@ -132,6 +141,8 @@ export interface Case {
   /** Send the query with the DO bit (and OPT). */
   readonly do?: boolean;
   readonly answer?: readonly (string | Answer)[];
+  /** The answer section must come in this exact order (CoreDNS's `CNAMEOrder`), not sorted. */
+  readonly ordered?: boolean;
   readonly ns?: readonly (string | Answer)[];
   /** The additional section without OPT. */
   readonly extra?: readonly (string | Answer)[];
@@ -140,22 +151,34 @@ export interface Case {
 }
 
 /** Asserts that `reply` is what `c` expects: rcode, the named flags, and every section sorted. */
-export function checkResponse(reply: Packet, c: Case): void {
+export function checkResponse(reply: Packet, c: Case, options: CheckOptions = {}): void {
   const what = `${c.qname} ${c.qtype}`;
   const decoded = reply as Reply;
   assert.equal(decoded.rcode ?? 'NOERROR', c.rcode ?? 'NOERROR', `${what}: rcode`);
-  for (const [flag, want] of Object.entries(c.flags ?? {})) {
+  for (const [flag, want] of Object.entries({ ...options.flags, ...c.flags })) {
     assert.equal((decoded as unknown as Record<string, boolean>)[`flag_${flag}`], want, `${what}: flag ${flag}`);
   }
-  assert.deepEqual(sortedSection(reply.answers), sortedSection(c.answer), `${what}: answer section`);
-  assert.deepEqual(sortedSection(reply.authorities), sortedSection(c.ns), `${what}: authority section`);
-  assert.deepEqual(sortedSection(reply.additionals), sortedSection(c.extra), `${what}: additional section`);
+  const answer = { ...options, ordered: c.ordered === true };
+  assert.deepEqual(sortedSection(reply.answers, answer), sortedSection(c.answer, answer), `${what}: answer section`);
+  assert.deepEqual(sortedSection(reply.authorities, options), sortedSection(c.ns, options), `${what}: authority section`);
+  assert.deepEqual(sortedSection(reply.additionals, options), sortedSection(c.extra, options), `${what}: additional section`);
 }
 
-/** Asks each case's question over UDP (with DO when the case says so) and checks the reply. */
-export async function checkCases(target: Target, cases: readonly Case[]): Promise<void> {
+/**
+ * Asks each case's question (with DO when the case says so) over each of `options.transports`
+ * (UDP by default) and checks the reply; a failure names the transport.
+ */
+export async function checkCases(target: Target, cases: readonly Case[], options: CheckOptions = {}): Promise<void> {
   for (const c of cases) {
-    const reply = await query(target, c.qname, c.qtype, c.do ? { dnssecOk: true } : {});
-    checkResponse(reply, c);
+    for (const transport of options.transports ?? ['udp']) {
+      const udpSize = transport === 'udp' ? options.udpSize : undefined;
+      const reply = await query(target, c.qname, c.qtype, { transport, ...(c.do ? { dnssecOk: true } : {}), ...(udpSize !== undefined ? { udpSize } : {}) });
+      try {
+        checkResponse(reply, c, options);
+      } catch (error) {
+        if (error instanceof assert.AssertionError && options.transports !== undefined) error.message = `over ${transport}: ${error.message}`;
+        throw error;
+      }
+    }
   }
 }

@@ -6,19 +6,21 @@ import type { TestServer } from './index.js';
 
 /**
  * Resolves once `check` holds: it returns anything but `false` without throwing. Polls every
- * 5 ms; after `timeoutMs` rejects with the check's last error, or `condition not reached in time`.
+ * 5 ms; after `timeoutMs` rejects with the check's last error, or, when it last returned
+ * `false`, `timed out after N ms waiting for WHAT` (`what`, or `condition not reached in time`).
  *
  * @example
  * await eventually(() => upstream.probes.length >= 2);
+ * await eventually(() => api.openWatches()['/api/v1/services'] === 1, 5000, 'the services watch');
  * await eventually(async () => assert.equal(rcodeOf(await query(target, 'a.example', 'A')), 'NOERROR'));
  */
-export async function eventually(check: () => boolean | void | Promise<boolean | void>, timeoutMs = 3000): Promise<void> {
+export async function eventually(check: () => boolean | void | Promise<boolean | void>, timeoutMs = 3000, what?: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let failure: unknown;
     try {
       if ((await check()) !== false) return;
-      failure = new Error('condition not reached in time');
+      failure = new Error(what === undefined ? 'condition not reached in time' : `timed out after ${timeoutMs} ms waiting for ${what}`);
     } catch (error) {
       failure = error;
     }

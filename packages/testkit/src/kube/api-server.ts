@@ -601,12 +601,3 @@ export async function startKubeApiServer(options: KubeApiServerOptions = {}): Pr
   await server.listen(0);
   return server;
 }
-
-/** Polls `predicate` every few milliseconds until it is true; rejects after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -9,7 +9,7 @@
  * api.failNext(500, { match: 'list', count: 2 });
  * @module
  */
-export { apiStatus, KubeApiServer, selectionKey, startKubeApiServer, waitFor } from './api-server.js';
+export { apiStatus, KubeApiServer, selectionKey, startKubeApiServer } from './api-server.js';
 export type { ApiStatus, KubeApiServerOptions, RecordedRequest, RequestMatch } from './api-server.js';
 export { makeTempDir, testTlsPair, writeKubeconfig, writeServiceAccount } from './files.js';
 export type { InClusterFiles, KubeconfigContext, TempDir, TlsPair } from './files.js';
