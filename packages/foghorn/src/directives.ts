@@ -36,6 +36,7 @@ const order: readonly Entry[] = [
   { name: 'transfer', packageName: '@foghorn/plugin-transfer', why: 'after cache (a transfer is never cached) and before every zone owner, so it takes AXFR/IXFR before file or lighthouse would refuse them' },
   { name: 'hosts', packageName: '@foghorn/plugin-hosts', why: 'static names answered after the cache and before the Kubernetes data sources, as plugin.cfg puts it before kubernetes' },
   { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
+  { name: 'kubernetes', packageName: '@foghorn/plugin-kubernetes', why: 'cluster DNS; CoreDNS lists it after cache (and hosts, k8s_external) so cached answers skip it, and before file, etcd, loop and forward, which get what it falls through' },
   { name: 'file', packageName: '@foghorn/plugin-file', why: 'authoritative data from zone files; after transfer, which streams its zones, and before forward, which gets what it does not serve' },
   { name: 'loop', packageName: '@foghorn/plugin-loop', why: 'just before forward: counts its own startup probe coming back through forward, and sees nothing an authoritative plugin above answered' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },

@@ -1,0 +1,119 @@
+/**
+ * kubernetes: wiring. Setup parses and registers; `onStartup` builds the index, starts the
+ * watches (or reads the manifests) and waits for the first sync up to `startup_timeout`, as
+ * CoreDNS does before its listeners open; `onShutdown` releases the watches.
+ */
+import { networkInterfaces } from 'node:os';
+import { resolve } from 'node:path';
+import { definePlugin, isSubdomain } from '@foghorn/core';
+import type { Controller, PluginDefinition } from '@foghorn/core';
+import { informerRegistry } from '@foghorn/kube';
+import { Kubernetes } from './handler.js';
+import type { HandlerState } from './handler.js';
+import { ManifestsSource } from './manifests.js';
+import { KubernetesMetrics } from './metrics.js';
+import { RestClientMetrics } from './rest-metrics.js';
+import { parseKubernetes } from './options.js';
+import type { KubernetesOptions } from './options.js';
+import { Resolver } from './resolve.js';
+import type { ZoneInfo } from './resolve.js';
+import { LabelSelector } from './selector.js';
+import { KubeSource } from './source.js';
+import type { Source, WatchOptions } from './source.js';
+import { ClusterStore } from './store.js';
+
+/** What tests (and embedders) may replace. */
+export interface PluginOverrides {
+  /** The server's non-loopback addresses for NS records; default: CoreDNS's `boundIPs` rule. */
+  readonly localIps?: () => readonly string[];
+  /** Environment for the in-cluster connection and $KUBECONFIG. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Watch tuning for @foghorn/kube. */
+  readonly watch?: WatchOptions;
+  /** Debounce of the manifests directory watcher, ms. */
+  readonly manifestsDebounceMs?: number;
+}
+
+/** How long startup waits between "waiting for Kubernetes API" lines (kubernetes.go `InitKubeCache`). */
+const waitLogMs = 500;
+
+/**
+ * local.go `boundIPs`: without `bind`, every non-loopback interface address; with `bind` CoreDNS
+ * parses the listen host as a CIDR, which a plain address is not, so none (kept as upstream does).
+ */
+function boundIps(c: Controller): string[] {
+  const hosts = c.servers().map((server) => /^dns:\/\/(\[.*\]|[^:]*):\d+$/.exec(server)?.[1] ?? '');
+  if (hosts.length > 0 && hosts.every((host) => host !== '')) return [];
+  const out: string[] = [];
+  for (const list of Object.values(networkInterfaces())) {
+    for (const address of list ?? []) if (!address.internal) out.push(address.address.replace(/%.*$/, ''));
+  }
+  return out;
+}
+
+/** The zones longest first, so the first match is CoreDNS's `Zones.Matches`. */
+function zoneInfos(options: KubernetesOptions): ZoneInfo[] {
+  const unique = [...new Set(options.zones)];
+  return unique
+    .map((name) => ({ name, multicluster: options.multicluster.some((mc) => isSubdomain(name, mc)) }))
+    .sort((a, b) => b.name.length - a.name.length);
+}
+
+export function kubernetesPlugin(overrides: PluginOverrides = {}): PluginDefinition {
+  return definePlugin({
+    name: 'kubernetes',
+    setup(c: Controller): void {
+      const options = parseKubernetes(c);
+      const labels = options.labels === null ? null : LabelSelector.parse(options.labels);
+      const namespaceLabels = options.namespaceLabels === null ? null : LabelSelector.parse(options.namespaceLabels);
+      const metrics = c.shared('@foghorn/plugin-kubernetes/metrics', () => new KubernetesMetrics(c.registry));
+      const rest = c.shared('@foghorn/plugin-kubernetes/rest-metrics', () => new RestClientMetrics(metrics));
+      let source: Source | undefined;
+      let localIps: readonly string[] = [];
+      const state: HandlerState = { store: null, resolver: null, synced: () => source?.synced ?? false };
+      const zones = zoneInfos(options);
+      c.addHandler((next) => new Kubernetes(state, zones, options.fallthrough ?? [], options.ttl, next));
+      c.reportReadiness(() => state.synced());
+      c.onStartup(async () => {
+        localIps = overrides.localIps?.() ?? boundIps(c);
+        const store: ClusterStore = new ClusterStore({
+          labels,
+          namespaceLabels,
+          zonal: options.zonal,
+          onSlice: (event) => {
+            const index = event.slice.index;
+            const found = event.multicluster ? store.imports.byIndex.get(index) : store.services.byIndex.get(index);
+            const only = found?.size === 1 ? [...found][0]! : null;
+            metrics.recordSlice(event, only === null ? null : only.headless, c.log);
+          },
+        });
+        let signal: () => void = () => {};
+        const syncedOnce = new Promise<void>((resolveSynced) => (signal = resolveSynced));
+        if (options.source.kind === 'manifests') {
+          source = new ManifestsSource(resolve(options.source.dir), store, options, c.log, overrides.manifestsDebounceMs);
+        } else {
+          source = new KubeSource(store, options, options.source, informerRegistry(c), c.log, overrides.env ?? process.env, overrides.watch ?? {}, () => signal(), (server) => rest.watch(server));
+        }
+        state.store = store;
+        state.resolver = new Resolver(store, options, () => localIps);
+        await source.start();
+        if (source.synced) return;
+        let timer: NodeJS.Timeout | undefined;
+        let ticker: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<boolean>((done) => {
+          timer = setTimeout(() => done(true), options.startupTimeoutMs);
+          ticker = setInterval(() => c.log.info('waiting for Kubernetes API before starting server'), waitLogMs);
+        });
+        const late = await Promise.race([syncedOnce.then(() => false), timedOut]);
+        clearTimeout(timer);
+        clearInterval(ticker);
+        if (late) c.log.warning('starting server with unsynced Kubernetes API');
+      });
+      c.onShutdown(async () => {
+        const running = source;
+        source = undefined;
+        await running?.stop();
+      });
+    },
+  });
+}

@@ -1,0 +1,222 @@
+/**
+ * Records → the wire bytes of a reply after its question. The reply copies the client's question,
+ * so names point into it: answer owners at the question (0xC00C), names the plugin builds
+ * (`svc1.ns.svc.` + zone, SOA MNAME/RNAME, NS targets, glue owners) at the zone inside the
+ * question. One encoding then serves every spelling of the question and the zone comes back in
+ * the client's case, as CoreDNS writes it. SRV targets must not be compressed (RFC 2782), so they
+ * carry the zone in lower case and the reply overwrites it with the question's zone bytes.
+ */
+import { isIP } from 'node:net';
+import { TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV, TYPE_TXT } from './resolve.js';
+import type { Name, Record } from './resolve.js';
+
+const CLASS_IN = 1;
+
+/** The SOA of a zone (backend_lookup.go `SOA`). */
+export interface Soa {
+  readonly serial: number;
+  /** min(ttl, 300). */
+  readonly ttl: number;
+  /** The `ttl` option. */
+  readonly minimum: number;
+}
+
+/** Encoded sections, ready to follow the question. */
+export interface Encoded {
+  readonly ancount: number;
+  readonly nscount: number;
+  readonly arcount: number;
+  readonly body: Buffer;
+  /** Offsets in `body` of lower-case zone names to overwrite with the question's; null when none. */
+  readonly zonePatches: readonly number[] | null;
+}
+
+/** Wire length of a fully qualified name. */
+export function wireLength(name: string): number {
+  return name === '.' ? 1 : Buffer.byteLength(name) + 1;
+}
+
+class Builder {
+  private buf = Buffer.allocUnsafe(512);
+  length = 0;
+  readonly patches: number[] = [];
+
+  constructor(
+    /** Where the body starts in the reply (header + question). */
+    private readonly base: number,
+    /** Offset of the zone inside the question. */
+    private readonly zoneOffset: number,
+    /** The zone, lower case, fully qualified. */
+    private readonly zone: string,
+  ) {}
+
+  private ensure(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + n));
+    this.buf.copy(grown, 0, 0, this.length);
+    this.buf = grown;
+  }
+
+  u8(v: number): void {
+    this.ensure(1);
+    this.buf[this.length++] = v;
+  }
+
+  u16(v: number): void {
+    this.ensure(2);
+    this.buf.writeUInt16BE(v & 0xffff, this.length);
+    this.length += 2;
+  }
+
+  u32(v: number): void {
+    this.ensure(4);
+    this.buf.writeUInt32BE(v >>> 0, this.length);
+    this.length += 4;
+  }
+
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.length);
+    this.length += b.length;
+  }
+
+  /** Labels of `text` (no trailing root), e.g. `a.b.` → 1a1b. */
+  labels(text: string): void {
+    for (const label of text.split('.')) {
+      if (label === '') continue;
+      const bytes = Buffer.from(label, 'utf8');
+      if (bytes.length > 63) throw new RangeError(`label too long in '${text}'`);
+      this.u8(bytes.length);
+      this.bytes(bytes);
+    }
+  }
+
+  /** Where each name built on the zone was written (absolute offset), for later pointers to it. */
+  private readonly written = new Map<string, number>();
+
+  name(name: Name, compress: boolean): void {
+    switch (name.kind) {
+      case 'question':
+        this.u16(0xc00c);
+        return;
+      case 'literal':
+        this.labels(name.name);
+        this.u8(0);
+        return;
+      case 'zone': {
+        const earlier = compress ? this.written.get(name.prefix) : undefined;
+        if (earlier !== undefined) {
+          this.u16(0xc000 | earlier);
+          return;
+        }
+        if (name.prefix !== '' && !this.written.has(name.prefix)) this.written.set(name.prefix, this.base + this.length);
+        this.labels(name.prefix);
+        if (compress) {
+          this.u16(0xc000 | this.zoneOffset);
+        } else {
+          this.patches.push(this.length);
+          this.labels(this.zone);
+          this.u8(0);
+        }
+      }
+    }
+  }
+
+  record(rr: Record, soa: Soa): void {
+    this.name(rr.owner, true);
+    this.u16(rr.data.type);
+    this.u16(CLASS_IN);
+    this.u32(rr.ttl);
+    const lengthAt = this.length;
+    this.u16(0);
+    const data = rr.data;
+    switch (data.type) {
+      case TYPE_A:
+      case TYPE_AAAA:
+        this.bytes(ipBytes(data.ip));
+        break;
+      case TYPE_CNAME:
+      case TYPE_PTR:
+      case TYPE_NS:
+        this.name(data.target, true);
+        break;
+      case TYPE_SRV:
+        this.u16(0);
+        this.u16(data.weight);
+        this.u16(data.port);
+        this.name(data.target, false);
+        break;
+      case TYPE_TXT: {
+        const text = Buffer.from(data.text, 'utf8');
+        this.u8(text.length);
+        this.bytes(text);
+        break;
+      }
+      case TYPE_SOA:
+        this.name({ kind: 'zone', prefix: 'ns.dns.' }, true);
+        this.name({ kind: 'zone', prefix: 'hostmaster.' }, true);
+        this.u32(soa.serial);
+        this.u32(7200);
+        this.u32(1800);
+        this.u32(86400);
+        this.u32(soa.minimum);
+        break;
+    }
+    this.buf.writeUInt16BE(this.length - lengthAt - 2, lengthAt);
+  }
+
+  done(): Buffer {
+    return Buffer.from(this.buf.subarray(0, this.length));
+  }
+
+}
+
+/** A or AAAA RDATA. */
+function ipBytes(ip: string): Uint8Array {
+  if (isIP(ip) === 4) return Uint8Array.from(ip.split('.').map(Number));
+  const out = new Uint8Array(16);
+  let text = ip;
+  // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two groups.
+  const dot = text.lastIndexOf('.');
+  if (dot >= 0) {
+    const colon = text.lastIndexOf(':');
+    const v4 = text.slice(colon + 1).split('.').map(Number);
+    text = `${text.slice(0, colon + 1)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const h = head === '' ? [] : head.split(':');
+  const t = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? h : [...h, ...new Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  groups.forEach((g, i) => {
+    const v = parseInt(g, 16);
+    out[i * 2] = v >> 8;
+    out[i * 2 + 1] = v & 0xff;
+  });
+  return out;
+}
+
+/**
+ * Encodes answer, authority (the SOA when `withSoa`) and additional records for a question of
+ * `qnameLength` wire bytes in `zone`.
+ */
+export function encode(
+  answer: readonly Record[],
+  extra: readonly Record[],
+  withSoa: boolean,
+  soa: Soa,
+  qnameLength: number,
+  zone: string,
+): Encoded {
+  const zoneOffset = 12 + qnameLength - wireLength(zone);
+  const b = new Builder(12 + qnameLength + 4, zoneOffset, zone);
+  for (const rr of answer) b.record(rr, soa);
+  if (withSoa) b.record({ owner: { kind: 'zone', prefix: '' }, ttl: soa.ttl, data: { type: TYPE_SOA } }, soa);
+  for (const rr of extra) b.record(rr, soa);
+  return {
+    ancount: answer.length,
+    nscount: withSoa ? 1 : 0,
+    arcount: extra.length,
+    body: b.done(),
+    zonePatches: b.patches.length > 0 ? b.patches : null,
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Which changes move the SOA serial (CoreDNS controller.go `updateModified`, controller_test.go
+ * `TestServiceModified`, `TestPodModified`, `TestDetectChangesPodUpdate`), fed to the index's
+ * sinks with an injected clock.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ClusterStore } from '../src/index.js';
+import { endpointSlice, mcSlice, pod, service, serviceImport } from './fixtures.js';
+
+const http = { name: 'http', protocol: 'TCP', port: 80 };
+const withRv = <T extends { metadata: object }>(o: T, rv: string): T => ({ ...o, metadata: { ...o.metadata, resourceVersion: rv } });
+
+function clocked(): { store: ClusterStore; tick: () => void } {
+  let now = 1000;
+  return { store: new ClusterStore({ now: () => now }), tick: () => void now++ };
+}
+
+test('services: adds and deletes move the serial; port or ExternalName changes do, a ClusterIP change does not', () => {
+  const { store, tick } = clocked();
+  store.serviceSink.upsert(withRv(service('s', 'ns', { clusterIPs: ['10.0.0.1'], ports: [http] }), '1'));
+  assert.equal(store.serial('internal'), 1000);
+  tick();
+  store.serviceSink.upsert(withRv(service('s', 'ns', { clusterIPs: ['10.0.0.2'], ports: [http] }), '2'));
+  assert.equal(store.serial('internal'), 1000, 'ClusterIP changes are not counted (upstream quirk)');
+  assert.deepEqual([...store.services.byIp.keys()], ['10.0.0.2'], 'but the index has the new address');
+  store.serviceSink.upsert(withRv(service('s', 'ns', { clusterIPs: ['10.0.0.2'], ports: [{ ...http, port: 8080 }] }), '3'));
+  assert.equal(store.serial('internal'), 1001);
+  tick();
+  store.serviceSink.upsert(withRv(service('s', 'ns', { clusterIPs: ['10.0.0.2'], ports: [{ ...http, port: 9090 }] }), '3'));
+  assert.equal(store.serial('internal'), 1001, 'an unchanged resourceVersion is ignored');
+  store.serviceSink.remove(service('s', 'ns', {}));
+  assert.equal(store.serial('internal'), 1002);
+});
+
+test('endpoint slices: address, hostname and port changes move the serial; readiness-neutral changes keep the cache', () => {
+  const { store, tick } = clocked();
+  store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.1' }], [http]), '1'));
+  tick();
+  const generation = store.generation;
+  store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.1' }, { ip: '10.1.0.2', ready: false }], [http]), '2'));
+  assert.equal(store.serial('internal'), 1000);
+  assert.equal(store.generation, generation, 'an unready endpoint changes no answer');
+  store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.1', hostname: 'h' }], [http]), '3'));
+  assert.equal(store.serial('internal'), 1001);
+  assert.ok(store.generation > generation);
+});
+
+test('pods: only a changed podIP moves the serial (v1.14.7); a terminating pod is kept until deleted', () => {
+  const { store, tick } = clocked();
+  store.podSink.upsert(withRv(pod('p', 'ns', '10.2.0.1'), '1'));
+  tick();
+  store.podSink.upsert(withRv({ ...pod('p', 'ns', '10.2.0.1'), metadata: { name: 'p', namespace: 'ns', labels: { a: 'b' } } }, '2'));
+  assert.equal(store.serial('internal'), 1000);
+  store.podSink.upsert(withRv(pod('p', 'ns', '10.2.0.9'), '3'));
+  assert.equal(store.serial('internal'), 1001);
+  store.podSink.upsert(withRv(pod('p', 'ns', '10.2.0.9', 'Running', { deletionTimestamp: '2026-01-01T00:00:00Z' }), '4'));
+  assert.ok(store.pods.byIp.has('10.2.0.9'));
+  store.podSink.remove(pod('p', 'ns', ''));
+  assert.equal(store.pods.byIp.size, 0);
+});
+
+test('multicluster: import and slice adds move the internal clock, their updates the multicluster one', () => {
+  const { store, tick } = clocked();
+  store.serviceImportSink.upsert(withRv(serviceImport('s', 'ns', { ips: ['1.1.1.1'], ports: [http] }), '1'));
+  store.mcSliceSink.upsert(withRv(mcSlice('s-c1', 'ns', 's', 'c1', [{ ip: '10.3.0.1' }], [http]), '2'));
+  assert.deepEqual([store.serial('internal'), store.serial('multicluster')], [1000, 0]);
+  tick();
+  store.serviceImportSink.upsert(withRv(serviceImport('s', 'ns', { type: 'Headless', ports: [http] }), '3'));
+  assert.equal(store.serial('multicluster'), 1001);
+  tick();
+  store.mcSliceSink.upsert(withRv(mcSlice('s-c1', 'ns', 's', 'c2', [{ ip: '10.3.0.1' }], [http]), '4'));
+  assert.equal(store.serial('multicluster'), 1002, 'a cluster id change counts');
+  assert.equal(store.serial('internal'), 1000);
+});
+
+test('a relist replaces: objects missing from it are deleted', () => {
+  const { store } = clocked();
+  store.serviceSink.replace([service('a', 'ns', { clusterIPs: ['10.0.0.1'] }), service('b', 'ns', { clusterIPs: ['10.0.0.2'] })]);
+  store.serviceSink.replace([service('b', 'ns', { clusterIPs: ['10.0.0.2'] })]);
+  assert.deepEqual([...store.services.byKey.keys()], ['ns/b']);
+});
+
+test('with zonal, an endpoint changing zone moves the serial; without, it does not', () => {
+  for (const zonal of [true, false]) {
+    let now = 1000;
+    const store = new ClusterStore({ now: () => now, zonal });
+    store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.1', zone: 'a' }], [http]), '1'));
+    now++;
+    store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.1', zone: 'b' }], [http]), '2'));
+    assert.equal(store.serial('internal'), zonal ? 1001 : 1000, `zonal ${zonal}`);
+  }
+});
