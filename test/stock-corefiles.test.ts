@@ -21,12 +21,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { parseAllDocuments } from 'yaml';
 import { eventually, freeTcpPort, httpGet, query, rcodeOf, startUpstream } from '@foghorn/testkit';
 import type { FakeUpstream, Reply } from '@foghorn/testkit';
 import { startKubeApiServer, writeKubeconfig } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
 import { repoRoot, RunningCli } from './cli-helpers.js';
+import { exampleObjects } from './example-objects.js';
 
 const stockDir = join(repoRoot, 'test/stock-corefiles');
 const stock = (name: string): string => readFileSync(join(stockDir, name), 'utf8');
@@ -55,14 +55,6 @@ function forTest(text: string, ports: Ports, forwardTo: string, nodeHosts: strin
     .join('\n');
 }
 
-/** examples/cluster/ (the cluster `npm start` serves from files), as API objects. */
-function exampleCluster(): ApiObject[] {
-  const dir = join(repoRoot, 'examples/cluster');
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.yaml'))
-    .flatMap((name) => parseAllDocuments(readFileSync(join(dir, name), 'utf8')).map((doc) => doc.toJS() as ApiObject));
-}
-
 /** A ServiceImport for the multicluster zone. */
 const webImport: ApiObject = {
   apiVersion: 'multicluster.x-k8s.io/v1alpha1',
@@ -81,7 +73,7 @@ interface Cluster {
 async function startCluster(t: TestContext): Promise<Cluster> {
   const api = await startKubeApiServer();
   t.after(() => api.close());
-  for (const object of [...exampleCluster(), webImport]) api.apply(object);
+  for (const object of [...exampleObjects('cluster'), webImport]) api.apply(object);
   const upstream = await startUpstream();
   t.after(() => upstream.close());
   const dir = mkdtempSync(join(tmpdir(), 'foghorn-stock-'));
