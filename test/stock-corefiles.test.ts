@@ -175,6 +175,7 @@ test('stock cluster-DNS Corefiles answer a cluster\'s questions', { concurrency:
         if (/^\s*prometheus/m.test(text)) {
           assert.match((await httpGet(ports.metrics, '/metrics')).text, /^coredns_dns_requests_total\{/m);
         }
+        assert.ok(cli.output.includes(`[INFO] plugin/kubernetes: watching ${cluster.api.url} ($KUBECONFIG)`), cli.output);
         assert.doesNotMatch(cli.output, /\[ERROR\]|\[FATAL\]/);
         assert.equal(cli.child.exitCode, null, 'still serving');
       }),
