@@ -12,10 +12,11 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuSeconds } from './proc.js';
 import type { BenchScenario } from './scenario.js';
 
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
@@ -63,19 +64,6 @@ function runLoad(port: number, name: string, type: string): Promise<LoadResult> 
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as LoadResult) : reject(new Error(`load exited with ${code}`))));
   });
-}
-
-/** Linux's USER_HZ: /proc/PID/stat counts CPU time in these ticks. */
-const TICKS_PER_SECOND = 100;
-
-/** CPU seconds (user + system) a process has used, from /proc; NaN where there is none. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return NaN;
-  }
 }
 
 /**

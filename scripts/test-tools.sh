@@ -6,10 +6,12 @@ set -euo pipefail
 # command → Debian package
 declare -A tools=(
   [kdig]=knot-dnsutils       # DoT, DoH and AXFR clients in the end-to-end tests
+  [dig]=bind9-dnsutils       # BIND's client: AXFR in the file plugin's tests
   [setcap]=libcap2-bin       # the image's node-capability step
   [getcap]=libcap2-bin
   [openssl]=openssl          # test certificates
   [git]=git                  # the fresh-clone test
+  [knotd]=knot               # the reference server of the UDP burst (reliability/burst.ts)
 )
 
 missing=()

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { query, rcodeOf } from '@foghorn/testkit';
+import { holdTcpPort, query, rcodeOf } from '@foghorn/testkit';
 import { runCli, RunningCli } from './cli-helpers.js';
 
 function tempDir(t: { after(fn: () => void): void }): string {
@@ -62,7 +62,9 @@ test('-validate prints OK for a good Corefile and file:line:column for a bad one
   assert.equal(argError.stderr.trim(), `plugin/whoami: ${argument}:2:12 - Error during parsing: Wrong argument count or unexpected line ending after 'extra'`);
   const stdin = await runCli(['-validate', '-conf', 'stdin'], { input: 'tls://.:853 {\n  whoami\n}\n' });
   assert.equal(stdin.code, 1);
-  assert.match(stdin.stderr, /^stdin:1:1 - Error during parsing: tls:\/\/ server blocks are not supported yet/);
+  assert.equal(stdin.stderr.trim(), 'stdin:1:1 - Error during parsing: cannot serve tls://.:853 - a tls:// server block needs the tls directive (tls CERT KEY [CA])');
+  const quic = await runCli(['-validate', '-conf', 'stdin'], { input: 'quic://.:853 {\n  whoami\n}\n' });
+  assert.match(quic.stderr, /^stdin:1:1 - Error during parsing: quic:\/\/ server blocks are not supported yet/);
 });
 
 test('without a Corefile the built-in default serves whoami on -dns.port', async (t) => {
@@ -103,3 +105,50 @@ test('SIGUSR1 reloads a good Corefile, keeps the old one on a bad one, and SIGTE
   assert.match(cli.output, /\[INFO\] SIGTERM: Shutting down servers then terminating/);
   assert.equal(existsSync(pidfile), false, 'the pidfile is removed on exit');
 });
+
+test('-validate refuses what start-up would: a missing manifests directory or kubeconfig, at the argument', async (t) => {
+  const dir = tempDir(t);
+  const manifests = join(dir, 'Manifests');
+  writeFileSync(manifests, `clusterset.local:1053 {\n    lighthouse {\n        manifests ${join(dir, 'nope')}\n    }\n}\n`);
+  const noDir = await runCli(['-validate', '-conf', manifests]);
+  assert.equal(noDir.code, 1);
+  assert.equal(
+    noDir.stderr.trim(),
+    `plugin/lighthouse: ${manifests}:3:19 - Error during parsing: manifests directory '${join(dir, 'nope')}': no such file or directory`,
+  );
+  const kubeconfig = join(dir, 'Kubeconfig');
+  writeFileSync(kubeconfig, `clusterset.local:1053 {\n    lighthouse {\n        kubeconfig ${join(dir, 'kube.conf')} east\n    }\n}\n`);
+  const noFile = await runCli(['-validate', '-conf', kubeconfig]);
+  assert.equal(noFile.code, 1);
+  assert.equal(noFile.stderr.trim(), `plugin/lighthouse: ${kubeconfig}:3:20 - Error during parsing: kubeconfig '${join(dir, 'kube.conf')}': no such file or directory`);
+  writeFileSync(join(dir, 'kube.conf'), 'not: [a kubeconfig\n');
+  const exists = await runCli(['-validate', '-conf', kubeconfig]);
+  assert.equal(exists.stdout, 'OK\n', 'validating reads nothing: whether the file is a usable kubeconfig is for start-up to say');
+});
+
+test('start-up failures name the plugin and where the Corefile uses it; listen errors keep CoreDNS wording', async (t) => {
+  const dir = tempDir(t);
+  const kubeconfig = join(dir, 'kube.conf');
+  writeFileSync(kubeconfig, 'not: [a kubeconfig\n');
+  const garbage = join(dir, 'Garbage');
+  writeFileSync(garbage, `clusterset.local:0 {\n    bind 127.0.0.1\n    lighthouse {\n        kubeconfig ${kubeconfig}\n    }\n}\n`);
+  const failed = await runCli(['-conf', garbage]);
+  assert.equal(failed.code, 1);
+  assert.ok(failed.stderr.startsWith(`plugin/lighthouse: ${garbage}:3:5 - kubeconfig '${kubeconfig}': `), failed.stderr);
+
+  const held = await holdTcpPort();
+  t.after(held.close);
+  const taken = held.port;
+  const health = join(dir, 'Health');
+  writeFileSync(health, `.:0 {\n    bind 127.0.0.1\n    whoami\n    health 127.0.0.1:${taken}\n}\n`);
+  const busy = await runCli(['-conf', health]);
+  assert.equal(busy.code, 1);
+  assert.equal(busy.stderr, `plugin/health: ${health}:4:5 - listen tcp 127.0.0.1:${taken}: bind: address already in use\n`);
+
+  const dns = join(dir, 'Dns');
+  writeFileSync(dns, `.:${taken} {\n    bind 127.0.0.1\n    whoami\n}\n`);
+  const listen = await runCli(['-conf', dns]);
+  assert.equal(listen.code, 1);
+  assert.equal(listen.stderr, `Listen: listen tcp 127.0.0.1:${taken}: bind: address already in use\n`);
+});
+

@@ -94,3 +94,20 @@ test('every plugin setup module exports setup, and a parser named parse<Directiv
     assert.ok(parsers.includes(expected), `${dir}/src/setup.ts exports ${expected} (has ${parsers.join(', ') || 'none'})`);
   }
 });
+
+test("the README's directive table is the shipped directive list, in chain order", async () => {
+  const { directiveOrder } = await import('foghorn');
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const table = /<!-- directives:begin -->\n([\s\S]*?)<!-- directives:end -->/.exec(readme)?.[1];
+  assert.ok(table !== undefined, 'README.md has no <!-- directives:begin --> ... <!-- directives:end --> table');
+  const rows = [...table.matchAll(/^\| \[([a-z0-9_]+)\]\((packages\/[^)]+)\/README\.md\) \| (.+) \|$/gm)].map((m) => ({ name: m[1]!, dir: m[2]!, what: m[3]! }));
+  assert.deepEqual(
+    rows.map((row) => row.name),
+    directiveOrder.map((entry) => entry.name),
+    'README.md lists the directives of packages/foghorn/src/directives.ts, in that order (node scripts/readme-directives.mjs rewrites the table)',
+  );
+  for (const [i, row] of rows.entries()) {
+    assert.equal(manifest(row.dir).name, directiveOrder[i]!.packageName, `${row.name} links the README of its package`);
+    assert.ok(row.what.trim() !== '', `${row.name} says what it does`);
+  }
+});

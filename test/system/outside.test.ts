@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { query, rcodeOf } from '@foghorn/testkit';
 import { repoRoot } from '../cli-helpers.js';
 
@@ -65,12 +65,18 @@ test('a TypeScript plugin built from tarballs outside the repository runs in a p
   assert.ok(existsSync(join(work, 'foghorn-plugin-greet-1.0.0.tgz')));
 
   // The operator: foghorn from the tarballs in one place, the plugin next to the Corefile.
+  // Each directory is a project of its own: without a package.json npm would install into the
+  // nearest ancestor that has one.
+  const project = (dir: string): void => {
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: basename(dir), private: true }));
+  };
   const opt = join(work, 'opt');
-  mkdirSync(opt);
+  project(opt);
   const distribution = readdirSync(tarballs).filter((f) => !f.startsWith('foghorn-testkit-')).map((f) => join(tarballs, f));
   run('npm', ['install', ...npmFlags, '--omit=dev', ...distribution], opt);
   const site = join(work, 'site');
-  mkdirSync(site);
+  project(site);
   run('npm', ['install', ...npmFlags, join(work, 'foghorn-plugin-greet-1.0.0.tgz')], site);
   assert.equal(existsSync(join(site, 'node_modules', '@foghorn')), false, 'the optional core peer is not installed beside the plugin');
   writeFileSync(join(site, 'Corefile'), 'example.org:0 {\n    bind 127.0.0.1\n    greet "from a tarball"\n    whoami\n}\n');

@@ -23,6 +23,8 @@ export const ErrorCode = {
   KUBE_CONNECTION: 'FOGHORN_ERR_KUBE_CONNECTION',
   /** An RFC 1035 zone file that cannot be read; the message starts with `file:line: `. */
   ZONEFILE: 'FOGHORN_ERR_ZONEFILE',
+  /** A plugin's startup hook failed; the message is `plugin/NAME: FILE:LINE:COLUMN - reason`. */
+  STARTUP: 'FOGHORN_ERR_STARTUP',
 } as const;
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -87,5 +89,25 @@ export class ZoneFileError extends defineError(ErrorCode.ZONEFILE, 'ZoneFileErro
     detail: string,
   ) {
     super(`${file}:${line}: ${detail}`);
+  }
+}
+
+/**
+ * A plugin's startup hook failed (a watch that cannot start, a kubeconfig that cannot be used, a
+ * port another program holds): `plugin/NAME: FILE:LINE:COLUMN - reason`, naming where the
+ * Corefile uses the directive, since that is what the operator edits. CoreDNS prints the bare
+ * hook error (caddy's `Start` returns it as is); the position is Foghorn's addition.
+ */
+export class StartupError extends defineError(ErrorCode.STARTUP, 'StartupError') {
+  constructor(
+    readonly directive: string,
+    at: { readonly file: string; readonly line: number; readonly column: number },
+    cause: unknown,
+  ) {
+    let reason = cause instanceof Error ? cause.message : String(cause);
+    // Hooks that already say whose error it is (CoreDNS's plugin.Error) are not prefixed twice.
+    const prefix = `plugin/${directive}: `;
+    if (reason.startsWith(prefix)) reason = reason.slice(prefix.length);
+    super(`${prefix}${at.file}:${at.line}:${at.column} - ${reason}`, { cause });
   }
 }

@@ -17,6 +17,10 @@ export type {
   ReadinessProbe,
   ServerKey,
   Transferer,
+  ClientAuth,
+  KeyTransport,
+  ServerSettings,
+  TlsSettings,
 } from './plugin.js';
 export { Request, MIN_UDP_SIZE, MAX_TCP_SIZE } from './request.js';
 export type { Transport } from './request.js';
@@ -24,20 +28,27 @@ export { encodeReply, packetRcode, Recorder, replyTo, wireRcode } from './respon
 export type { ResponseWriter } from './response.js';
 export { clientWrote, Rcode, rcodeToString } from './rcode.js';
 export type { RcodeName } from './rcode.js';
-export { ConfigError, defineError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError } from './errors.js';
+export { ConfigError, defineError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError, StartupError } from './errors.js';
 export type { ErrorCodeValue, FoghornErrorClass } from './errors.js';
 export { createLogger, stdoutSink } from './logger.js';
 export type { Logger, LogLevel, LogSink } from './logger.js';
-export { atoi, durationArg, ERR_ONCE, errOnce, integerInRange, zonesFromArgs } from './parse.js';
+export { atoi, checkDirectory, durationArg, ERR_ONCE, errOnce, integerInRange, readableFile, zonesFromArgs } from './parse.js';
 export type { ZonesFromArgsOptions } from './parse.js';
-export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones } from './keys.js';
+export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones, serverLabel } from './keys.js';
 export { formatIp, parseIp, to4 } from './ip.js';
 export { buildInstance, Instance } from './instance.js';
 export type { AddressPlan, BuildContext, CorefileSource, DirectiveEntry, HookKind } from './instance.js';
 export { Server, validateCorefile } from './server.js';
 export type { ListenerInfo, ServerOptions } from './server.js';
 export type { ListenerEvents } from './listener.js';
+export { defaultStreamTimeouts } from './listener.js';
+export { defaultTlsMaxConnections } from './tls-listener.js';
+export { cacheMaxAge, defaultHttp2MaxStreams, defaultHttpsMaxConnections, DOH_PATH } from './doh-listener.js';
 export { RouteTable } from './routes.js';
+export { DEFAULT_MAX_TCP_CONNECTIONS, defaultMaxConnections, descriptorLimit, UDP_RECEIVE_BUFFER } from './limits.js';
+export type { DescriptorLimit } from './limits.js';
+export { DEFAULT_MAX_BUFFERED_BYTES, defaultTcpLimits } from './tcp-limits.js';
+export type { TcpLimits } from './tcp-limits.js';
 export type { Route } from './routes.js';
 export { emptyHeader, questionEnd, readName, readQuery, skipName, Verdict } from './wire.js';
 export * from './constants.js';
@@ -52,7 +63,7 @@ export { counter, gauge, histogram, registerCollector, registerMetric, slimTimeB
 export type { MetricOptions } from './metrics.js';
 export { EDNS_OPTION_EDE, edeOption, replyOpt } from './edns.js';
 export { goRegExp, regExpGroups } from './goregexp.js';
-export { parseRR } from './rr.js';
+export { formatRR, parseRR } from './rr.js';
 export { lookupVia } from './lookup.js';
 export type { ReplyOptOptions } from './edns.js';
 export { RFC8482_TTL, rfc8482Hinfo } from './rfc8482.js';

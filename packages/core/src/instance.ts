@@ -6,10 +6,22 @@
 import { Dispenser, parseCorefile } from '@foghorn/corefile';
 import type { ServerBlock, Token } from '@foghorn/corefile';
 import type { Registry } from 'prom-client';
-import { ConfigError } from './errors.js';
+import { ConfigError, StartupError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
-import type { Controller, Handler, HandlerFactory, HandlerResult, Hook, PluginDefinition, ReadinessProbe, ServerKey, Transferer } from './plugin.js';
+import type {
+  Controller,
+  Handler,
+  HandlerFactory,
+  HandlerResult,
+  Hook,
+  KeyTransport,
+  PluginDefinition,
+  ReadinessProbe,
+  ServerKey,
+  ServerSettings,
+  Transferer,
+} from './plugin.js';
 import type { Request } from './request.js';
 import type { ResponseWriter } from './response.js';
 import type { Route } from './routes.js';
@@ -54,9 +66,13 @@ export type HookKind = 'startup' | 'shutdown' | 'restart' | 'restartFailed' | 'f
 
 /** The zones one listen address serves. */
 export interface AddressPlan {
+  /** `dns` (UDP and TCP), `tls` (DoT) or `https` (DoH). */
+  readonly transport: KeyTransport;
   /** '' for every address. */
   readonly host: string;
   readonly port: number;
+  /** The blocks' settings merged field by field, the last block that sets one winning (CoreDNS's `NewServer`). */
+  readonly settings: ServerSettings;
   readonly routes: Route[];
   /** A block here uses an `anyClass` plugin, so classes other than IN are accepted. */
   readonly acceptAnyClass: boolean;
@@ -93,6 +109,7 @@ interface BlockState {
   readonly listenAddresses: string[];
   /** Zone data offered for transfers (`Controller.addTransferer`). */
   readonly transferers: Transferer[];
+  readonly settings: ServerSettings;
   /** The listeners serving this block, as metrics `server` labels; filled once planned. */
   readonly servers: Set<string>;
   /** A plugin of this block answers every class ({@link PluginDefinition.anyClass}). */
@@ -172,7 +189,7 @@ function blockState(block: ServerBlock, index: number, dnsPort: number): BlockSt
       keyTokens.push(token);
     }
   }
-  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], transferers: [], servers: new Set(), anyClass: false };
+  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], transferers: [], settings: {}, servers: new Set(), anyClass: false };
 }
 
 /**
@@ -190,9 +207,13 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
     const hosts = state.listenAddresses.length > 0 ? [...new Set(state.listenAddresses)] : [''];
     state.keys.forEach((key, i) => {
       const token = state.keyTokens[i]!;
+      // CoreDNS serves such a block in clear text on the TLS port; an operator who wrote tls:// wants encryption.
+      if (key.transport !== 'dns' && state.settings.tls === undefined) {
+        throw positioned(token, `cannot serve ${key.canonical} - a ${key.transport}:// server block needs the tls directive (tls CERT KEY [CA])`);
+      }
       for (const host of hosts) {
         const where = host === '' ? '' : ` on ${host}`;
-        const id = `${key.zone}|${host}|${key.port}`;
+        const id = `${key.transport}|${key.zone}|${host}|${key.port}`;
         const first = seen.get(id);
         if (first) {
           throw positioned(token, `cannot serve ${key.canonical}${where} - it is already defined at ${first.file}:${first.line}:${first.column}`);
@@ -207,19 +228,25 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
           );
         }
         mine.set(key.port, token);
-        const planKey = `${host}|${key.port}`;
+        const planKey = `${key.transport}|${host}|${key.port}`;
         let plan = plans.get(planKey);
         if (!plan) {
-          plan = { host, port: key.port, routes: [], acceptAnyClass: false };
+          plan = { transport: key.transport, host, port: key.port, settings: {}, routes: [], acceptAnyClass: false };
           plans.set(planKey, plan);
           instance.addresses.push(plan);
         }
-        plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null });
-        state.servers.add(serverLabel(host, key.port));
+        Object.assign(plan.settings, definedFields(state.settings));
+        plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null, key: token, block: state.block });
+        state.servers.add(serverLabel(host, key.port, key.transport));
         if (state.anyClass) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
       }
     });
   }
+}
+
+/** The fields of `settings` that a directive set, so merging never overwrites with undefined. */
+function definedFields(settings: ServerSettings): ServerSettings {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as ServerSettings;
 }
 
 /**
@@ -248,6 +275,9 @@ class SetupController extends Dispenser implements Controller {
   readonly log: Logger;
   readonly validating: boolean;
   readonly corefile: CorefileSource;
+  readonly settings: ServerSettings;
+  /** The directive's first token in the block: where a failing startup hook points. */
+  private readonly first: Token;
 
   constructor(
     tokens: readonly Token[],
@@ -264,13 +294,22 @@ class SetupController extends Dispenser implements Controller {
     this.log = context.logger.forPlugin(directive);
     this.validating = context.validating;
     this.corefile = instance.source;
+    this.settings = state.settings;
+    this.first = tokens[0]!;
   }
 
   addHandler(factory: HandlerFactory): void {
     this.state.factories.push({ name: this.directive, factory });
   }
   onStartup(hook: Hook): void {
-    this.instance.hooks.startup.push(hook);
+    const { directive, first } = this;
+    this.instance.hooks.startup.push(async () => {
+      try {
+        await hook();
+      } catch (error) {
+        throw new StartupError(directive, first, error);
+      }
+    });
   }
   onShutdown(hook: Hook): void {
     this.instance.hooks.shutdown.push(hook);

@@ -1,10 +1,13 @@
 /**
- * Server block keys (docs/compatibility.md, "Server block keys"): `[dns://]zone[:port]`, reverse zones from CIDRs, normalisation.
+ * Server block keys (docs/compatibility.md, "Server block keys"): `[dns://|tls://|https://]zone[:port]`,
+ * reverse zones from CIDRs, normalisation.
  */
 import { isIP } from 'node:net';
-import type { ServerKey } from './plugin.js';
+import type { KeyTransport, ServerKey } from './plugin.js';
 
-const unsupportedSchemes = ['tls://', 'https://', 'grpc://', 'quic://', 'https3://'];
+const unsupportedSchemes = ['grpc://', 'quic://', 'https3://'];
+/** The default port of each served scheme; `dns://` uses the caller's (`-dns.port`). */
+const schemePorts: Readonly<Record<Exclude<KeyTransport, 'dns'>, number>> = { tls: 853, https: 443 };
 const MAX_ZONE_LENGTH = 255;
 
 /** Thrown for a key that cannot be served; the caller adds the key's position. */
@@ -23,11 +26,19 @@ export function normalizeZone(zone: string): string {
 export function parseServerKey(key: string, defaultPort: number): ServerKey[] {
   for (const scheme of unsupportedSchemes) {
     if (key.startsWith(scheme)) {
-      throw new KeyError(`${scheme} server blocks are not supported yet, in '${key}': only plain DNS (dns:// or no scheme) is served`);
+      throw new KeyError(`${scheme} server blocks are not supported yet, in '${key}': only dns://, tls:// and https:// are served`);
     }
   }
-  let rest = key.startsWith('dns://') ? key.slice('dns://'.length) : key;
+  let transport: KeyTransport = 'dns';
+  let rest = key;
   let port = defaultPort;
+  for (const scheme of ['dns', 'tls', 'https'] as const) {
+    if (key.startsWith(`${scheme}://`)) {
+      transport = scheme;
+      rest = key.slice(scheme.length + 3);
+      if (scheme !== 'dns') port = schemePorts[scheme];
+    }
+  }
   const colon = rest.lastIndexOf(':');
   if (colon >= 0) {
     const after = rest.slice(colon + 1);
@@ -39,7 +50,7 @@ export function parseServerKey(key: string, defaultPort: number): ServerKey[] {
     }
   }
   const zones = reverseZones(rest) ?? [checkZone(rest)];
-  return zones.map((zone) => ({ transport: 'dns', zone, port, canonical: `dns://${zone}:${port}` }));
+  return zones.map((zone) => ({ transport, zone, port, canonical: `${transport}://${zone}:${port}` }));
 }
 
 function checkZone(zone: string): string {
@@ -128,7 +139,7 @@ export function matchZone(zones: readonly string[], name: string): string | unde
   return best;
 }
 
-/** CoreDNS's metrics `server` label of a listener: `dns://:53`, `dns://[::1]:1053`. */
-export function serverLabel(host: string, port: number): string {
-  return `dns://${host.includes(':') ? `[${host}]` : host}:${port}`;
+/** CoreDNS's metrics `server` label of a listener: `dns://:53`, `dns://[::1]:1053`, `tls://:853`. */
+export function serverLabel(host: string, port: number, transport: KeyTransport = 'dns'): string {
+  return `${transport}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

@@ -15,7 +15,12 @@ import { listenError } from './address.js';
 import { CLASS_IN, HEADER_LENGTH } from './constants.js';
 import { PluginError } from './errors.js';
 import { serverLabel } from './keys.js';
+import { raiseReceiveBuffer, UDP_RECEIVE_BUFFER } from './limits.js';
+import { defaultTcpLimits, FrameReader, TcpGuard } from './tcp-limits.js';
+import type { GuardedConnection, TcpLimits } from './tcp-limits.js';
+import type { ReceiveBuffer } from './limits.js';
 import type { Logger } from './logger.js';
+import type { KeyTransport, ServerSettings } from './plugin.js';
 import { clientWrote, Rcode } from './rcode.js';
 import { Request } from './request.js';
 import type { Transport } from './request.js';
@@ -25,29 +30,39 @@ import { RouteTable } from './routes.js';
 import { emptyHeader, headerOnlyReply, readQuery, Verdict } from './wire.js';
 import type { QueryHeader } from './wire.js';
 
-/** TCP timeouts of CoreDNS (docs/compatibility.md, "TCP"): idle connections are closed after 10 s. */
-const TCP_IDLE_TIMEOUT_MS = 10_000;
+/**
+ * CoreDNS's timeouts of connection-oriented transports (core/dnsserver/server.go `NewServer`),
+ * changed per block with *timeouts*: 3 s to read a query (the first one on a TCP connection),
+ * 5 s for a blocked reply to drain, 10 s idle between queries.
+ */
+export const defaultStreamTimeouts = { readTimeoutMs: 3_000, writeTimeoutMs: 5_000, idleTimeoutMs: 10_000 } as const;
 /** How long a graceful stop waits for TCP connections before cutting them (docs/compatibility.md, "TCP"). */
-const GRACEFUL_STOP_MS = 5_000;
+export const GRACEFUL_STOP_MS = 5_000;
 
 /** Counters the listener reports to whoever observes the process (prometheus). */
 export interface ListenerEvents {
   /** A handler threw something that is not a PluginError (CoreDNS's recovered panic). */
   panic(server: string, error: unknown): void;
+  /** A DoH listener answered with this HTTP status (`coredns_dns_https_responses_total`). */
+  httpsResponse?(server: string, status: number): void;
 }
 
 /** Options for {@link Listener}. */
 export interface ListenerOptions {
+  /** `dns` (UDP and TCP, the default), `tls` or `https`: the scheme of the `server` label. */
+  readonly transport?: KeyTransport;
   /** Address to bind; '' listens on every address, IPv6 and IPv4. */
   readonly host: string;
   /** Port; 0 picks a free one (the same for UDP and TCP). */
   readonly port: number;
   readonly logger: Logger;
   readonly events?: ListenerEvents;
+  /** Caps of TCP connections and buffered bytes (default: {@link defaultTcpLimits}). */
+  readonly tcpLimits?: TcpLimits;
 }
 
 /** What a query needs from its listener, split out so writers stay small. */
-abstract class ReplyWriter implements ResponseWriter {
+export abstract class ReplyWriter implements ResponseWriter {
   written = false;
   constructor(protected readonly req: Request) {}
 
@@ -85,16 +100,27 @@ class UdpWriter extends ReplyWriter {
 }
 
 /**
- * Per TCP connection: queries still being answered, so a graceful stop ends the connection
+ * Per TCP or DoT connection: queries still being answered, so a graceful stop ends the connection
  * after its last reply rather than dropping it, and whether reading is paused because the
- * client does not read its replies (backpressure).
+ * client does not read its replies (backpressure), for at most the write timeout.
  */
-class TcpConnection {
+class TcpConnection implements GuardedConnection {
   inFlight = 0;
+  /** Queries read so far, for *timeouts*' `maxtcpqueries`. */
+  queries = 0;
   closing = false;
   private paused = false;
+  reader: FrameReader | undefined;
 
-  constructor(readonly socket: net.Socket) {}
+  constructor(
+    readonly socket: net.Socket,
+    private readonly writeTimeoutMs: number,
+  ) {}
+
+  /** Nothing half-read and nothing being answered: the first to close at the connection cap. */
+  get idle(): boolean {
+    return this.inFlight === 0 && !(this.reader?.partial ?? false);
+  }
 
   send(wire: Buffer): void {
     const socket = this.socket;
@@ -109,10 +135,14 @@ class TcpConnection {
     if (!flushed && !this.paused) {
       this.paused = true;
       socket.pause();
+      // A client that stops reading its replies is cut after the write timeout (miekg's WriteTimeout).
+      const stuck = setTimeout(() => socket.destroy(), this.writeTimeoutMs);
       socket.once('drain', () => {
+        clearTimeout(stuck);
         this.paused = false;
         socket.resume();
       });
+      socket.once('close', () => clearTimeout(stuck));
     }
   }
 
@@ -169,28 +199,53 @@ class TcpWriter extends ReplyWriter {
 }
 
 /** IPv4 clients of a dual-stack socket show up as `::ffff:a.b.c.d`; CoreDNS shows `a.b.c.d`. */
-function clientAddress(address: string): string {
+export function clientAddress(address: string): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
+/**
+ * A plain DNS listener (UDP and TCP). {@link TlsListener} (DoT) and {@link DohListener} (DoH)
+ * extend it: they bind their own socket in {@link Listener.bind} and hand queries to the same
+ * {@link Listener.serve}, DoT through the same TCP framing ({@link Listener.onConnection}).
+ */
 export class Listener {
-  /** CoreDNS's `server` label: `dns://:53`, `dns://127.0.0.1:1053`. */
+  /** CoreDNS's `server` label: `dns://:53`, `dns://127.0.0.1:1053`, `tls://:853`. */
   readonly server: string;
   routes: RouteTable = new RouteTable([]);
   /** Set when some block here uses a plugin that answers any class (forward). */
   acceptAnyClass = false;
+  /** Timeouts and TLS of the blocks served here; see {@link Listener.configure}. */
+  protected settings: ServerSettings = {};
   private udp: dgram.Socket | undefined;
-  private tcp: net.Server | undefined;
+  /** The stream server: TCP here, TLS for DoT (DoH keeps its HTTP/2 server itself). */
+  protected tcp: net.Server | undefined;
   private readonly connections = new Set<TcpConnection>();
+  private readonly guard: TcpGuard;
+  private capReported = false;
   private readonly header: QueryHeader = emptyHeader();
-  private boundPort = 0;
+  protected boundPort = 0;
 
-  constructor(private readonly options: ListenerOptions) {
-    this.server = serverLabel(options.host, options.port);
+  constructor(protected readonly options: ListenerOptions) {
+    this.server = serverLabel(options.host, options.port, options.transport);
+    this.guard = new TcpGuard(options.tcpLimits ?? defaultTcpLimits());
+  }
+
+  /** Takes the settings of the blocks served here: before {@link listen}, and again on every reload. */
+  configure(settings: ServerSettings): void {
+    this.settings = settings;
   }
 
   get host(): string {
     return this.options.host;
+  }
+
+  get transport(): KeyTransport {
+    return this.options.transport ?? 'dns';
+  }
+
+  /** The settings in force, to reopen the listener as it was. */
+  get currentSettings(): ServerSettings {
+    return this.settings;
   }
 
   /** The port actually bound (differs from the configured one for port 0). */
@@ -198,12 +253,12 @@ export class Listener {
     return this.boundPort;
   }
 
-  /** Binds UDP and TCP on the same port; with port 0 the TCP port follows the UDP one. */
+  /** Binds the listener's sockets; port 0 retries when the picked port is taken for TCP. */
   async listen(): Promise<void> {
     const attempts = this.options.port === 0 ? 5 : 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.bindBoth();
+        await this.bind();
         return;
       } catch (error) {
         await this.close(0);
@@ -212,10 +267,16 @@ export class Listener {
     }
   }
 
-  private async bindBoth(): Promise<void> {
+  /** Where the listener binds, as Go prints it in listen errors: `127.0.0.1:53`, `[::1]:53`, `:53`. */
+  protected where(port: number): string {
+    return `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${port}`;
+  }
+
+  /** Binds UDP and TCP on the same port; with port 0 the TCP port follows the UDP one. */
+  protected async bind(): Promise<void> {
     const wildcard = this.options.host === '';
     const family = wildcard || this.options.host.includes(':') ? 'udp6' : 'udp4';
-    const where = (port: number): string => `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${port}`;
+    const where = (port: number): string => this.where(port);
     try {
       try {
         this.udp = await bindUdp(family, wildcard ? '::' : this.options.host, this.options.port);
@@ -228,6 +289,7 @@ export class Listener {
       throw wrapListenError(`ListenPacket: ${listenError(where(this.options.port), error, 'udp').message}`, error);
     }
     const udp = this.udp;
+    this.reportReceiveBuffer(raiseReceiveBuffer(udp));
     this.boundPort = udp.address().port;
     udp.on('message', (msg, rinfo) => this.onDatagram(udp, msg, rinfo));
     udp.on('error', (error) => this.options.logger.error(`${this.server}: UDP: ${error.message}`));
@@ -238,6 +300,13 @@ export class Listener {
       throw wrapListenError(`Listen: ${listenError(where(this.boundPort), error).message}`, error);
     }
     this.tcp.on('error', (error) => this.options.logger.error(`${this.server}: TCP: ${error.message}`));
+  }
+
+  /** A burst larger than the buffer is dropped by the kernel: say so once, at start-up. */
+  private reportReceiveBuffer(buffer: ReceiveBuffer): void {
+    if (buffer.capped) {
+      this.options.logger.warning(`${this.server}: UDP receive buffer is ${buffer.size} bytes, less than the ${UDP_RECEIVE_BUFFER} asked for: raise net.core.rmem_max`);
+    }
   }
 
   /** Stops accepting; open TCP connections get `graceMs` to finish before they are cut. */
@@ -269,26 +338,55 @@ export class Listener {
     this.serve(req, new UdpWriter(req, socket, rinfo.address));
   }
 
-  private onConnection(socket: net.Socket): void {
-    const connection = new TcpConnection(socket);
+  /**
+   * One stream connection carrying RFC 1035 §4.2.2 / RFC 7858 §3.3 framing: TCP, or DoT once its
+   * handshake is done. A message has the read timeout from its first byte (the first one from
+   * the connection's start); between messages the connection waits at most the idle timeout.
+   * Bytes trickling in extend neither (tcp-limits.ts), and the listener's caps apply.
+   */
+  protected onConnection(socket: net.Socket): void {
+    socket.on('error', () => socket.destroy());
+    const { readTimeoutMs, writeTimeoutMs, idleTimeoutMs } = { ...defaultStreamTimeouts, ...this.settings };
+    const maxQueries = this.settings.maxQueries ?? 0;
+    const connection = new TcpConnection(socket, writeTimeoutMs);
+    const evicted = this.guard.evicted;
+    if (!this.guard.admit(connection)) {
+      this.reportCap();
+      socket.destroy();
+      return;
+    }
+    if (this.guard.evicted !== evicted) this.reportCap();
     this.connections.add(connection);
     socket.setNoDelay(true);
-    socket.setTimeout(TCP_IDLE_TIMEOUT_MS, () => socket.destroy());
-    socket.on('close', () => this.connections.delete(connection));
-    socket.on('error', () => socket.destroy());
-    let pending: Buffer | undefined;
-    socket.on('data', (chunk: Buffer) => {
-      let buf = pending ? Buffer.concat([pending, chunk]) : chunk;
-      pending = undefined;
-      // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
-      while (buf.length >= 2) {
-        const length = buf.readUInt16BE(0);
-        if (buf.length < length + 2) break;
-        this.onFrame(connection, buf.subarray(2, length + 2));
-        buf = buf.subarray(length + 2);
-      }
-      if (buf.length > 0) pending = Buffer.from(buf);
+    // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
+    const reader = new FrameReader(
+      this.guard,
+      { readTimeoutMs, idleTimeoutMs },
+      (msg) => {
+        connection.queries++;
+        this.onFrame(connection, msg);
+        // maxtcpqueries: the connection ends after the replies to the queries it was allowed.
+        if (connection.queries === maxQueries) connection.close();
+        return !connection.closing;
+      },
+      // A message past its deadline is cut; an idle connection ends after its replies in flight.
+      (partial) => (partial ? socket.destroy() : connection.close()),
+      () => socket.destroy(),
+    );
+    connection.reader = reader;
+    socket.on('close', () => {
+      this.connections.delete(connection);
+      this.guard.release(connection);
+      reader.close();
     });
+    socket.on('data', (chunk: Buffer) => reader.push(chunk));
+  }
+
+  /** Says once per listener that the TCP connection cap was reached. */
+  private reportCap(): void {
+    if (this.capReported) return;
+    this.capReported = true;
+    this.options.logger.warning(`${this.server}: ${this.guard.limits.maxConnections} TCP connections open (the cap): closing the oldest idle one for each new one, refusing new ones when none is idle`);
   }
 
   private onFrame(connection: TcpConnection, msg: Buffer): void {
@@ -297,7 +395,8 @@ export class Listener {
     if (verdict !== Verdict.Accept) {
       const reply = rejectReply(msg, verdict, this.header);
       if (reply) connection.send(reply);
-      else socket.destroy();
+      // A dropped message ends the connection, after the replies already written or in flight.
+      else connection.close();
       return;
     }
     const req = new Request(msg, this.header, 'tcp' satisfies Transport, clientAddress(socket.remoteAddress ?? ''), socket.remotePort ?? 0);
@@ -306,7 +405,7 @@ export class Listener {
   }
 
   /** Routes one accepted query through its chain and guarantees a reply (docs/compatibility.md, "Accept filter" and "Who writes the reply"). */
-  private serve(req: Request, w: ReplyWriter): void {
+  protected serve(req: Request, w: ReplyWriter): void {
     req.server = this.server;
     if (req.qclass !== CLASS_IN && !this.acceptAnyClass) return this.finish(req, w, Rcode.REFUSED);
     if (req.hasEdns && req.ednsVersion !== 0) {
@@ -371,11 +470,12 @@ export class Listener {
   }
 }
 
-function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer | undefined {
+/** The reply to a query `readQuery` did not accept: none (drop), FORMERR or NOTIMP with its question. */
+export function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer | undefined {
   if (verdict === Verdict.Drop) return undefined;
-  if (verdict === Verdict.FormErr) return headerOnlyReply(msg, Rcode.FORMERR);
-  // NOTIMP keeps the question when it could be read.
-  const reply = headerOnlyReply(msg, Rcode.NOTIMP);
+  // Both keep the question when it was read, as miekg/dns's SetRcodeFormatError copies the one it
+  // unpacked before a bad record; the header checks fail before reading it (questionEnd is 12).
+  const reply = headerOnlyReply(msg, verdict === Verdict.FormErr ? Rcode.FORMERR : Rcode.NOTIMP);
   if (header.questionEnd > HEADER_LENGTH && header.questionEnd <= msg.length) {
     const withQuestion = Buffer.concat([reply, msg.subarray(HEADER_LENGTH, header.questionEnd)]);
     withQuestion.writeUInt16BE(1, 4);
@@ -393,7 +493,7 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** A listen error in CoreDNS's words that keeps Node's code (EADDRINUSE) for retries. */
-function wrapListenError(message: string, error: unknown): Error {
+export function wrapListenError(message: string, error: unknown): Error {
   return new Error(message, { cause: error });
 }
 
@@ -418,12 +518,30 @@ function bindUdp(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgr
 }
 
 function listenTcp(host: string, port: number, onConnection: (socket: net.Socket) => void): Promise<net.Server> {
+  return listenServer(net.createServer(onConnection), host, port);
+}
+
+/** Listens with `server` (TCP, TLS or HTTP/2) on one address and port, exclusively. */
+export function listenServer<S extends net.Server>(server: S, host: string, port: number): Promise<S> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer(onConnection);
     server.once('error', reject);
     server.listen({ host, port, ipv6Only: false, exclusive: true }, () => {
       server.off('error', reject);
       resolve(server);
     });
   });
+}
+
+/**
+ * Listens with a stream server (DoT, DoH) on a listener's host: '' is every address, IPv6 and
+ * IPv4, or IPv4 only on a machine without IPv6.
+ */
+export async function bindStream<S extends net.Server>(server: S, host: string, port: number): Promise<S> {
+  if (host !== '') return listenServer(server, host, port);
+  try {
+    return await listenServer(server, '::', port);
+  } catch (error) {
+    if (!isNoIpv6(error)) throw error;
+    return listenServer(server, '0.0.0.0', port);
+  }
 }

@@ -3,8 +3,9 @@
  * (`ErrOnce`) and Go's `strconv`/`time` parsers: each reads one argument and throws the error
  * CoreDNS gives, positioned at the dispenser's current token (`file:line:column`).
  */
-import { parseDuration } from '@foghorn/corefile';
-import type { CorefileError, Dispenser } from '@foghorn/corefile';
+import { accessSync, constants, statSync } from 'node:fs';
+import { errorAt, parseDuration } from '@foghorn/corefile';
+import type { CorefileError, Dispenser, Token } from '@foghorn/corefile';
 import { parseServerKey } from './keys.js';
 
 /** CoreDNS's `plugin.ErrOnce` text. */
@@ -68,4 +69,49 @@ export function integerInRange(c: Dispenser, text: string, min: number, max: num
   const value = Number(text);
   if (!/^[+-]?\d+$/.test(text) || value < min || value > max) throw c.error(message);
   return value;
+}
+
+/**
+ * Go's text for a failed file-system call (`no such file or directory`, `permission denied`),
+ * which Node puts between its code and the call: `ENOENT: no such file or directory, stat 'x'`.
+ */
+function errnoText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return /^[A-Z0-9_]+: ([^,]+)/.exec(message)?.[1] ?? message;
+}
+
+/**
+ * Checks that the path argument `at` names a directory this process can read (`manifests DIR`),
+ * so `foghorn -validate` refuses what start-up would. Throws `FILE:LINE:COLUMN - Error during
+ * parsing: WHAT 'DIR': no such file or directory` (or `is not a directory`). Relative paths are
+ * relative to the working directory, as the plugin will open them.
+ */
+export function checkDirectory(at: Token, what: string): void {
+  const path = at.text;
+  let directory: boolean;
+  try {
+    directory = statSync(path).isDirectory();
+    if (directory) accessSync(path, constants.R_OK | constants.X_OK);
+  } catch (error) {
+    throw errorAt(at, `${what} '${path}': ${errnoText(error)}`, { cause: error });
+  }
+  if (!directory) throw errorAt(at, `${what} '${path}' is not a directory`);
+}
+
+/**
+ * Checks that the path argument `at` names a file this process can read (`kubeconfig PATH`).
+ * Throws `FILE:LINE:COLUMN - Error during parsing: WHAT 'PATH': no such file or directory` (or
+ * `permission denied`, `is a directory`). Only for files whose absence start-up refuses: CoreDNS
+ * merely warns for some (*hosts*, *file*), and those plugins keep doing so.
+ */
+export function readableFile(at: Token, what: string): void {
+  const path = at.text;
+  let directory: boolean;
+  try {
+    directory = statSync(path).isDirectory();
+    if (!directory) accessSync(path, constants.R_OK);
+  } catch (error) {
+    throw errorAt(at, `${what} '${path}': ${errnoText(error)}`, { cause: error });
+  }
+  if (directory) throw errorAt(at, `${what} '${path}': is a directory`);
 }

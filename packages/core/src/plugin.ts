@@ -31,16 +31,50 @@ export type HandlerFactory = (next: Handler | null) => Handler;
 /** A lifecycle callback. May be async; hooks of one kind run one after another. */
 export type Hook = () => void | Promise<void>;
 
+/** The transports a server block key can name: `dns://` (UDP and TCP), `tls://` (DoT), `https://` (DoH). */
+export type KeyTransport = 'dns' | 'tls' | 'https';
+
 /** One key of a server block after normalisation (docs/compatibility.md, "Server block keys"). */
 export interface ServerKey {
-  /** `dns` (the only transport served so far). */
-  readonly transport: 'dns';
+  /** `dns`, `tls` or `https`. */
+  readonly transport: KeyTransport;
   /** Lower-case, fully qualified zone: `example.org.`, `.`, `0.0.10.in-addr.arpa.` */
   readonly zone: string;
   /** Port, from the key or the default (`-dns.port`, 53). */
   readonly port: number;
-  /** Canonical form, `dns://example.org.:53`. */
+  /** Canonical form, `dns://example.org.:53`, `tls://.:853`. */
   readonly canonical: string;
+}
+
+/** Client certificate policy of a TLS listener: the *tls* plugin's `client_auth`, Go's `tls.ClientAuthType`. */
+export type ClientAuth = 'nocert' | 'request' | 'require' | 'verify_if_given' | 'require_and_verify';
+
+/** A server block's certificate material (the *tls* directive), read and checked by its setup. */
+export interface TlsSettings {
+  /** PEM certificate chain. */
+  readonly cert: Buffer;
+  /** PEM private key. */
+  readonly key: Buffer;
+  /** PEM CA bundle that verifies client certificates; the system CAs when absent. */
+  readonly ca?: Buffer;
+  readonly clientAuth: ClientAuth;
+}
+
+/**
+ * Per-block server settings filled by setup-only directives, CoreDNS's `dnsserver.Config`: the
+ * *tls* certificate and the *timeouts* of connection-oriented transports (TCP, DoT, DoH).
+ * When several blocks share a listener, the last block that sets a field wins, as in CoreDNS.
+ */
+export interface ServerSettings {
+  tls?: TlsSettings;
+  /** Time to read a query (for TCP and DoT, the first one on a connection); CoreDNS's default is 3 s. */
+  readTimeoutMs?: number;
+  /** Time a blocked reply may take to drain; CoreDNS's default is 5 s. */
+  writeTimeoutMs?: number;
+  /** Time an open connection may wait for its next query; CoreDNS's default is 10 s. */
+  idleTimeoutMs?: number;
+  /** Queries served on one TCP or DoT connection before it is closed; unlimited when absent or -1. */
+  maxQueries?: number;
 }
 
 /** A plugin that can tell whether it is ready to serve (e.g. caches synced). */
@@ -122,6 +156,8 @@ export interface Controller extends Dispenser {
   addTransferer(transferer: Transferer): void;
   /** The transferers of this server block, in directive order; complete from `onStartup` on. */
   transferers(): readonly Transferer[];
+  /** This block's server settings (TLS, timeouts); setup-only directives fill them. */
+  readonly settings: ServerSettings;
   /** Restricts the server block to these listen addresses (the *bind* plugin). */
   addListenAddresses(addresses: readonly string[]): void;
   /**

@@ -2,6 +2,7 @@
  * Zone routing for one listener (docs/compatibility.md, "Accept filter"): the most specific zone wins, DS goes to the
  * most general matching zone so a parent served here can answer it, and `.` is the last resort.
  */
+import type { ServerBlock, Token } from '@foghorn/corefile';
 import { TYPE_DS } from './constants.js';
 import type { Handler } from './plugin.js';
 
@@ -10,6 +11,9 @@ export interface Route {
   readonly zone: string;
   /** Null when the block has no handler: its queries are REFUSED. */
   readonly chain: Handler | null;
+  /** The server block key that put the zone here, and its block: what `foghorn -query` shows. */
+  readonly key?: Token;
+  readonly block?: ServerBlock;
 }
 
 /** Immutable zone → route table; a reload swaps the whole table at once. */

@@ -228,3 +228,63 @@ export function parseRR(text: string): Answer {
     }
   }
 }
+
+/** A name with exactly one trailing dot (dns-packet decodes names without it). */
+function fqdn(name: string): string {
+  return name === '' || name === '.' ? '.' : name.endsWith('.') ? name : `${name}.`;
+}
+
+function quote(text: string): string {
+  return `"${text.replace(/(["\\])/g, '\\$1')}"`;
+}
+
+/** The rdata of a decoded record in zone-file form. */
+function rdataText(record: Answer): string {
+  const data = (record as { data?: unknown }).data;
+  switch (record.type) {
+    case 'CNAME':
+    case 'NS':
+    case 'PTR':
+    case 'DNAME':
+      return fqdn(String(data));
+    case 'MX': {
+      const mx = data as { preference: number; exchange: string };
+      return `${mx.preference} ${fqdn(mx.exchange)}`;
+    }
+    case 'SRV': {
+      const srv = data as { priority: number; weight: number; port: number; target: string };
+      return `${srv.priority} ${srv.weight} ${srv.port} ${fqdn(srv.target)}`;
+    }
+    case 'TXT': {
+      const parts = (Array.isArray(data) ? data : [data]) as (string | Buffer)[];
+      return parts.map((part) => quote(Buffer.isBuffer(part) ? part.toString('utf8') : String(part))).join(' ');
+    }
+    case 'SOA': {
+      const soa = data as { mname: string; rname: string; serial: number; refresh: number; retry: number; expire: number; minimum: number };
+      return `${fqdn(soa.mname)} ${fqdn(soa.rname)} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
+    }
+    case 'CAA': {
+      const caa = data as { flags?: number; tag: string; value: string; issuerCritical?: boolean };
+      return `${caa.flags ?? (caa.issuerCritical ? 128 : 0)} ${caa.tag} ${quote(caa.value)}`;
+    }
+    case 'DS': {
+      const ds = data as { keyTag: number; algorithm: number; digestType: number; digest: Buffer };
+      return `${ds.keyTag} ${ds.algorithm} ${ds.digestType} ${ds.digest.toString('hex').toUpperCase()}`;
+    }
+    default:
+      // A, AAAA, and RFC 3597's `\# LENGTH HEX` for bytes dns-packet does not decode.
+      return Buffer.isBuffer(data) ? `\\# ${data.length} ${data.toString('hex')}` : String(data);
+  }
+}
+
+/**
+ * A dns-packet record as a zone-file line, `a.example. 5 IN A 192.0.2.1` (the inverse of
+ * {@link parseRR}), fields joined by `separator`: tests compare the single-space form, and
+ * `foghorn -query` prints dig's tab-separated one. Types dns-packet does not decode print in
+ * RFC 3597's `\# LENGTH HEX` form.
+ */
+export function formatRR(record: Answer, separator = ' '): string {
+  const klass = (record as { class?: string }).class ?? 'IN';
+  const ttl = (record as { ttl?: number }).ttl ?? 0;
+  return [fqdn(record.name), ttl, klass, record.type, rdataText(record)].join(separator);
+}

@@ -9,9 +9,15 @@ import type { BuildContext, CorefileSource, DirectiveEntry, Instance } from './i
 import { createLogger } from './logger.js';
 import { counter } from './metrics.js';
 import type { Logger } from './logger.js';
+import { DohListener } from './doh-listener.js';
+import { DEFAULT_MAX_TCP_CONNECTIONS, descriptorLimit } from './limits.js';
 import { Listener } from './listener.js';
 import type { ListenerEvents } from './listener.js';
+import type { KeyTransport, ServerSettings } from './plugin.js';
+import { TlsListener } from './tls-listener.js';
 import { RouteTable } from './routes.js';
+import { defaultTcpLimits } from './tcp-limits.js';
+import type { TcpLimits } from './tcp-limits.js';
 
 /** Options for {@link Server}. */
 export interface ServerOptions {
@@ -37,10 +43,14 @@ export interface ServerOptions {
   readonly onFatal?: (message: string) => void;
   /** Corefile text served when the Corefile has no server block; without it such a Corefile serves nothing. */
   readonly defaultCorefile?: string;
+  /** TCP caps per listener; unset fields take the defaults of {@link defaultTcpLimits}. */
+  readonly tcpLimits?: Partial<TcpLimits>;
 }
 
 /** One listening address of the running configuration. */
 export interface ListenerInfo {
+  /** `dns`, `tls` or `https`. */
+  readonly transport: KeyTransport;
   readonly host: string;
   readonly port: number;
   readonly zones: string[];
@@ -63,23 +73,36 @@ export class Server {
   lastReloadError: Error | undefined;
   private stopped = false;
   private readonly events: ListenerEvents;
+  private readonly tcpLimits: TcpLimits;
 
   constructor(private readonly options: ServerOptions) {
     this.registry = options.registry ?? new Registry();
     this.logger = options.logger ?? createLogger();
+    this.tcpLimits = { ...defaultTcpLimits(), ...options.tcpLimits };
     // CoreDNS counts recovered panics whether or not the prometheus plugin is used.
     const panics = counter(this.registry, { name: 'coredns_panics_total', help: 'A metrics that counts the number of panics.' });
+    let httpsResponses: ReturnType<typeof counter> | undefined;
     this.events = {
       panic: (server, error) => {
         panics.inc();
         options.events?.panic(server, error);
+      },
+      httpsResponse: (server, status) => {
+        // Registered on the first DoH reply, so configurations without DoH do not show it.
+        httpsResponses ??= counter(this.registry, {
+          name: 'coredns_dns_https_responses_total',
+          help: 'Counter of DoH responses per server and http status code.',
+          labelNames: ['server', 'status'],
+        });
+        httpsResponses.labels(server, String(status)).inc();
+        options.events?.httpsResponse?.(server, status);
       },
     };
   }
 
   /** The listeners now open, with their actual ports. */
   get addresses(): ListenerInfo[] {
-    return [...this.listeners.values()].map((l) => ({ host: l.host, port: l.port, zones: l.routes.zones, server: l.server }));
+    return [...this.listeners.values()].map((l) => ({ transport: l.transport, host: l.host, port: l.port, zones: l.routes.zones, server: l.server }));
   }
 
   /** The Corefile being served. */
@@ -89,6 +112,7 @@ export class Server {
 
   /** Loads the Corefile, runs the startup hooks and opens the listeners. */
   async start(): Promise<void> {
+    this.reportDescriptorLimit();
     const source = await this.options.loadCorefile();
     const instance = await buildInstance(source, this.context(false));
     const hookErrors = await instance.runHooks('startup');
@@ -104,6 +128,16 @@ export class Server {
       throw error;
     }
     this.instance = instance;
+  }
+
+  /**
+   * Node raised the soft descriptor limit to the hard one already; when even that is low the
+   * connection cap follows it (limits.ts), which an operator should hear about once.
+   */
+  private reportDescriptorLimit(): void {
+    const limit = descriptorLimit();
+    if (!limit || this.options.tcpLimits?.maxConnections !== undefined || this.tcpLimits.maxConnections >= DEFAULT_MAX_TCP_CONNECTIONS) return;
+    this.logger.warning(`open file limit is ${limit.soft} (hard ${limit.hard}): at most ${this.tcpLimits.maxConnections} TCP connections per listener; raise it with ulimit -n or LimitNOFILE`);
   }
 
   /**
@@ -170,7 +204,7 @@ export class Server {
    * are keyed by their configured address, so a port-0 listener keeps its port across reloads.
    */
   private async activate(instance: Instance): Promise<void> {
-    const wanted = new Map(instance.addresses.map((plan) => [`${plan.host}|${plan.port}`, plan]));
+    const wanted = new Map(instance.addresses.map((plan) => [`${plan.transport}|${plan.host}|${plan.port}`, plan]));
     const toOpen = [...wanted].filter(([key]) => !this.listeners.has(key));
     // Without SO_REUSEPORT the old socket of a port (say on every address) and the new one
     // (on a bind address) cannot coexist: the old one is closed first, and the port is silent
@@ -185,14 +219,14 @@ export class Server {
     const opened = new Map<string, Listener>();
     try {
       for (const [key, plan] of toOpen) {
-        const listener = this.newListener(plan.host, plan.port);
+        const listener = this.newListener(plan.transport, plan.host, plan.port, plan.settings);
         await listener.listen();
         opened.set(key, listener);
       }
     } catch (error) {
       await Promise.all([...opened.values()].map((listener) => listener.close(0)));
       for (const [key, old] of conflicting) {
-        const again = this.newListener(old.host, old.port);
+        const again = this.newListener(old.transport, old.host, old.port, old.currentSettings);
         await again.listen().then(
           () => {
             again.routes = old.routes;
@@ -208,6 +242,8 @@ export class Server {
     for (const [key, plan] of wanted) {
       const listener = this.listeners.get(key)!;
       listener.acceptAnyClass = plan.acceptAnyClass;
+      // A kept TLS listener takes the re-read certificate here: new connections get it.
+      listener.configure(plan.settings);
       listener.routes = new RouteTable(plan.routes);
     }
     const unused = [...this.listeners].filter(([key]) => !wanted.has(key));
@@ -215,8 +251,11 @@ export class Server {
     await Promise.all(unused.map(([, listener]) => listener.close()));
   }
 
-  private newListener(host: string, port: number): Listener {
-    return new Listener({ host, port, logger: this.logger, events: this.events });
+  private newListener(transport: KeyTransport, host: string, port: number, settings: ServerSettings): Listener {
+    const options = { transport, host, port, logger: this.logger, events: this.events, tcpLimits: this.tcpLimits };
+    const listener = transport === 'tls' ? new TlsListener(options) : transport === 'https' ? new DohListener(options) : new Listener(options);
+    listener.configure(settings);
+    return listener;
   }
 
   private async closeListeners(graceMs?: number): Promise<void> {

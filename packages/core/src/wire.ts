@@ -8,6 +8,7 @@
  */
 
 import { Flags, HEADER_LENGTH, MAX_NAME_LENGTH, OPCODE_NOTIFY, OPCODE_QUERY, TYPE_OPT } from './constants.js';
+import { validateRecords } from './validate.js';
 
 /** EDNS(0) option as dns-packet encodes it. */
 export interface EdnsOption {
@@ -89,6 +90,8 @@ export function readQuery(buf: Uint8Array, out: QueryHeader): Verdict {
   out.ednsVersion = 0;
   out.dnssecOk = false;
   out.ednsOptions = null;
+  // Reset: NOTIMP copies the question up to here, and an unreadable one must not leave the last query's.
+  out.questionEnd = 12;
   if ((flags & Flags.QR) !== 0) return Verdict.Drop;
   if (out.opcode !== OPCODE_QUERY && out.opcode !== OPCODE_NOTIFY) {
     // The question is copied into the NOTIMP reply when it can be read.
@@ -100,7 +103,7 @@ export function readQuery(buf: Uint8Array, out: QueryHeader): Verdict {
   const nscount = (buf[8]! << 8) | buf[9]!;
   const arcount = (buf[10]! << 8) | buf[11]!;
   if (qdcount !== 1 || ancount > 1 || nscount > 1 || arcount > 2) return Verdict.FormErr;
-  if (!readQuestion(buf, out)) return Verdict.FormErr;
+  if (!readQuestion(buf, out) || !validateRecords(buf, out.questionEnd, ancount + nscount + arcount)) return Verdict.FormErr;
   let offset = out.questionEnd;
   for (let i = 0; i < ancount + nscount; i++) {
     offset = skipRecord(buf, offset);

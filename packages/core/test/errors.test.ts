@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CorefileError } from '@foghorn/corefile';
-import { ConfigError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError, ZoneFileError } from '../src/errors.js';
+import { ConfigError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError, StartupError, ZoneFileError } from '../src/errors.js';
 
 test('every error class carries its registered code and name, and its cause', () => {
   const cause = new Error('underneath');
@@ -20,7 +20,15 @@ test('every error class carries its registered code and name, and its cause', ()
   }
   const zoneFile = new ZoneFileError('db.example', 3, 'bad A');
   assert.deepEqual([zoneFile.code, zoneFile.name, zoneFile.message, zoneFile.line], [ErrorCode.ZONEFILE, 'ZoneFileError', 'db.example:3: bad A', 3]);
-  const codes = new Set([...cases.map(([, code]) => code), zoneFile.code]);
+  const at = { file: 'Corefile', line: 7, column: 5 };
+  const startup = new StartupError('loadbalance', at, new Error('plugin/loadbalance: wrong weight value'));
+  assert.deepEqual(
+    [startup.code, startup.name, startup.message, startup.directive],
+    [ErrorCode.STARTUP, 'StartupError', 'plugin/loadbalance: Corefile:7:5 - wrong weight value', 'loadbalance'],
+    'a hook that already names its plugin is not prefixed twice',
+  );
+  assert.equal(new StartupError('health', at, 'listen tcp :8080: bind: address already in use').message, 'plugin/health: Corefile:7:5 - listen tcp :8080: bind: address already in use');
+  const codes = new Set([...cases.map(([, code]) => code), zoneFile.code, startup.code]);
   assert.deepEqual(codes, new Set(Object.values(ErrorCode)), 'every registered code has a class');
   assert.equal(new CorefileError('Error during parsing: x', { file: 'Corefile', line: 1, column: 1 }).code, ErrorCode.CONFIG);
 });

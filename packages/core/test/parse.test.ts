@@ -24,8 +24,9 @@ test('zonesFromArgs normalises arguments like server block keys, or gives the bl
     '0.1.10.in-addr.arpa.',
     '1.1.10.in-addr.arpa.',
   ]);
-  await assert.rejects(parse('probe a. tls://b.', (c) => zonesFromArgs(c, args(c))), /plugin\/probe: Corefile:2:10 - Error during parsing: tls:\/\/ server blocks/);
-  assert.deepEqual(await parse('probe a. tls://b.', (c) => zonesFromArgs(c, args(c), { ignoreInvalid: true })), ['a.']);
+  await assert.rejects(parse('probe a. grpc://b.', (c) => zonesFromArgs(c, args(c))), /plugin\/probe: Corefile:2:10 - Error during parsing: grpc:\/\/ server blocks/);
+  assert.deepEqual(await parse('probe a. grpc://b.', (c) => zonesFromArgs(c, args(c), { ignoreInvalid: true })), ['a.']);
+  assert.deepEqual(await parse('probe tls://b.', (c) => zonesFromArgs(c, args(c))), ['b.']);
 });
 
 test('durationArg, atoi and integerInRange give Go\'s and the plugin\'s error texts at the token', async () => {

@@ -18,6 +18,7 @@ interface Entry {
 }
 
 const order: readonly Entry[] = [
+  { name: 'timeouts', packageName: '@foghorn/plugin-timeouts', why: 'setup-only; sets the connection timeouts of the block, read when its listeners are planned' },
   { name: 'reload', packageName: '@foghorn/plugin-reload', why: 'setup-only; watches the Corefile, first so a broken reload is noticed before anything else' },
   { name: 'bufsize', packageName: '@foghorn/plugin-bufsize', why: 'first handler: lowers the EDNS UDP size before any plugin reads it or forward sends the query on' },
   { name: 'bind', packageName: '@foghorn/plugin-bind', why: 'setup-only; decides the listen addresses before any listener is planned' },
@@ -32,11 +33,12 @@ const order: readonly Entry[] = [
   { name: 'rewrite', packageName: '@foghorn/plugin-rewrite', why: 'changes the question before acl, cache and the data sources see it (v1.14.7 moved it above acl and cache), and reverts the reply below log so log shows what the client gets' },
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
+  { name: 'tls', packageName: '@foghorn/plugin-tls', why: 'setup-only; loads the certificate of tls:// and https:// blocks (CoreDNS v1.14.7 lists it after dnssec)' },
   { name: 'template', packageName: '@foghorn/plugin-template', why: 'synthesised answers after the cache (so they are cached) and before the data sources it falls through to' },
   { name: 'transfer', packageName: '@foghorn/plugin-transfer', why: 'after cache (a transfer is never cached) and before every zone owner, so it takes AXFR/IXFR before file or lighthouse would refuse them' },
   { name: 'hosts', packageName: '@foghorn/plugin-hosts', why: 'static names answered after the cache and before the Kubernetes data sources, as plugin.cfg puts it before kubernetes' },
-  { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
   { name: 'kubernetes', packageName: '@foghorn/plugin-kubernetes', why: 'cluster DNS; CoreDNS lists it after cache (and hosts, k8s_external) so cached answers skip it, and before file, etcd, loop and forward, which get what it falls through' },
+  { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
   { name: 'file', packageName: '@foghorn/plugin-file', why: 'authoritative data from zone files; after transfer, which streams its zones, and before forward, which gets what it does not serve' },
   { name: 'loop', packageName: '@foghorn/plugin-loop', why: 'just before forward: counts its own startup probe coming back through forward, and sees nothing an authoritative plugin above answered' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },

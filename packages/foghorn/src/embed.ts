@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Server } from '@foghorn/core';
-import type { CorefileSource, DirectiveEntry, Logger, PluginDefinition } from '@foghorn/core';
+import type { CorefileSource, DirectiveEntry, Logger, PluginDefinition, TcpLimits } from '@foghorn/core';
 import type { Registry } from 'prom-client';
 import { standardDirectives } from './directives.js';
 
@@ -22,6 +22,8 @@ export interface EmbeddedServerOptions {
   readonly logger?: Logger;
   readonly registry?: Registry;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** TCP connection and buffer caps per listener (defaults in the README). */
+  readonly tcpLimits?: Partial<TcpLimits>;
 }
 
 /** Turns names and definitions into a directive list, in the order given. */
@@ -57,5 +59,6 @@ export function createServer(options: EmbeddedServerOptions): Server {
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.registry ? { registry: options.registry } : {}),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.tcpLimits ? { tcpLimits: options.tcpLimits } : {}),
   });
 }

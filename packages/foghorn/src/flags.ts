@@ -11,6 +11,10 @@ export interface CliFlags {
   version: boolean;
   validate: boolean;
   pluginsCfg: string;
+  /** `-query NAME [TYPE]`: the name, '' without the flag. */
+  query: string;
+  /** The TYPE after `-query NAME`, '' when not given (A). */
+  queryType: string;
 }
 
 type FlagKind = 'string' | 'port' | 'bool';
@@ -24,6 +28,7 @@ const flagKinds: Record<string, { kind: FlagKind; field: keyof CliFlags }> = {
   version: { kind: 'bool', field: 'version' },
   validate: { kind: 'bool', field: 'validate' },
   'plugins-cfg': { kind: 'string', field: 'pluginsCfg' },
+  query: { kind: 'string', field: 'query' },
 };
 
 /** Usage text, printed for `-h` and flag errors. */
@@ -38,6 +43,9 @@ export const usage = `Usage of foghorn:
         List every directive with its package and version, in chain order
   -plugins-cfg string
         Directive list to use instead of the built-in one: name:package per line, in chain order
+  -query string
+        NAME [TYPE]: answer one query through the Corefile's chain, without listening, and print
+        the reply as dig does with the path it took (zone block, plugins, who wrote the reply)
   -quiet
         Quiet mode (no initialization output)
   -validate
@@ -48,7 +56,7 @@ export const usage = `Usage of foghorn:
 export class FlagError extends Error {}
 
 export function parseFlags(argv: readonly string[]): CliFlags {
-  const flags: CliFlags = { conf: '', dnsPort: undefined, pidfile: '', plugins: false, quiet: false, version: false, validate: false, pluginsCfg: '' };
+  const flags: CliFlags = { conf: '', dnsPort: undefined, pidfile: '', plugins: false, quiet: false, version: false, validate: false, pluginsCfg: '', query: '', queryType: '' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('-') || arg === '-' ) throw new FlagError(`extra command line arguments: [${argv.slice(i).join(' ')}]`);
@@ -80,6 +88,8 @@ export function parseFlags(argv: readonly string[]): CliFlags {
     } else {
       (flags[spec.field] as string) = value;
     }
+    // `-query NAME TYPE`: dig's order; the one positional argument the command takes.
+    if (name === 'query' && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) flags.queryType = argv[++i]!;
   }
   return flags;
 }

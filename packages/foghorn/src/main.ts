@@ -13,6 +13,7 @@ import { standardDirectives } from './directives.js';
 import { discoverExternalPlugins, placeByHints, readPluginsCfg } from './external.js';
 import { FlagError, parseFlags } from './flags.js';
 import type { CliFlags } from './flags.js';
+import { runQuery } from './query.js';
 import { version } from './version.js';
 
 function fail(message: string, code = 1): never {
@@ -66,8 +67,8 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
   }
   const dnsPort = flags.dnsPort ?? 53;
   const list = directives;
-  // With -validate, stdout carries only the verdict; warnings go to stderr.
-  const logger = flags.validate ? createLogger((line) => process.stderr.write(line + '\n')) : createLogger();
+  // With -validate and -query, stdout carries only the verdict or the reply; logs go to stderr.
+  const logger = flags.validate || flags.query !== '' ? createLogger((line) => process.stderr.write(line + '\n')) : createLogger();
   const fallback = defaultCorefile(dnsPort, list);
   const load = (): CorefileSource => {
     const found = readCorefile(flags.conf, () => readFileSync(0, 'utf8'));
@@ -84,6 +85,28 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
     }
     process.stdout.write('OK\n');
     return;
+  }
+
+  if (flags.query !== '') {
+    // Whatever plugins print (log's query lines, written to stdout) goes to stderr: stdout
+    // carries the reply alone, as dig's does.
+    const toStdout = process.stdout.write.bind(process.stdout);
+    process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+    let source: CorefileSource;
+    try {
+      source = load();
+    } catch (error) {
+      fail(describe(error));
+    }
+    const outcome = await runQuery(source, {
+      context: { directives: list, dnsPort, logger, defaultCorefile: fallback },
+      name: flags.query,
+      type: flags.queryType,
+    });
+    process.stderr.write(outcome.stderr);
+    toStdout(outcome.stdout);
+    // Sources, watchers and endpoints were started for the query: end them with the process.
+    process.exit(outcome.code);
   }
 
   let server: Server;
@@ -119,11 +142,12 @@ async function listPlugins(directives: readonly DirectiveEntry[]): Promise<strin
   return out;
 }
 
-/** One line per zone per listener: `example.org.:53` or `example.org.:53 on 127.0.0.1`. */
+/** One line per zone per listener: `example.org.:53`, `example.org.:53 on 127.0.0.1`, `tls://.:853`. */
 function zoneLines(server: Server): string {
   let out = '';
   for (const listener of server.addresses) {
-    for (const zone of listener.zones) out += `${zone}:${listener.port}${listener.host ? ` on ${listener.host}` : ''}\n`;
+    const scheme = listener.transport === 'dns' ? '' : `${listener.transport}://`;
+    for (const zone of listener.zones) out += `${scheme}${zone}:${listener.port}${listener.host ? ` on ${listener.host}` : ''}\n`;
   }
   return out;
 }

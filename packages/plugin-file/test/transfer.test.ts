@@ -115,16 +115,22 @@ test('a zone served from a file is transferred with AXFR over TCP in several mes
   assert.ok(server.lines.some((line) => line.includes(`plugin/transfer: Outgoing transfer of ${RECORDS + 1} records of zone "example.org." to 127.0.0.1 for 1 SOA serial`)));
 });
 
-test('kdig transfers the zone with AXFR and gets the records the Node client got', async (t) => {
-  const { server } = await serveZone(t, 'db.kdig', '*');
-  const { stdout } = await run('kdig', [`@127.0.0.1`, '-p', String(server.port()), 'AXFR', 'example.org.', '+nocomments', '+nostats']);
-  const lines = stdout.split('\n').filter((line) => line !== '' && !line.startsWith(';'));
-  assert.equal(lines.length, RECORDS + 1, stdout.slice(0, 500));
-  assert.match(lines[0]!, /^example\.org\.\s+3600\s+IN\s+SOA\s+ns1\.example\.org\. hostmaster\.example\.org\. 1 7200 3600 1209600 3600$/);
-  assert.match(lines.at(-1)!, /^example\.org\.\s+3600\s+IN\s+SOA\s/);
-  assert.ok(lines.some((line) => /^txt\.example\.org\.\s+3600\s+IN\s+TXT\s+"a \\"quoted\\" string; with a semicolon" "second"$/.test(line)), 'TXT with escapes');
-  assert.ok(lines.some((line) => /^host2999\.example\.org\.\s+3600\s+IN\s+A\s+10\.0\.11\.183$/.test(line)));
-});
+// Two clients we did not write: Knot's kdig and BIND's dig, each with its options for records only.
+for (const [client, options] of [
+  ['kdig', ['+nocomments', '+nostats']],
+  ['dig', ['+noall', '+answer']],
+] as const) {
+  test(`${client} transfers the zone with AXFR and gets the records the Node client got`, async (t) => {
+    const { server } = await serveZone(t, `db.${client}`, '*');
+    const { stdout } = await run(client, [`@127.0.0.1`, '-p', String(server.port()), 'AXFR', 'example.org.', ...options]);
+    const lines = stdout.split('\n').filter((line) => line !== '' && !line.startsWith(';'));
+    assert.equal(lines.length, RECORDS + 1, stdout.slice(0, 500));
+    assert.match(lines[0]!, /^example\.org\.\s+3600\s+IN\s+SOA\s+ns1\.example\.org\. hostmaster\.example\.org\. 1 7200 3600 1209600 3600$/);
+    assert.match(lines.at(-1)!, /^example\.org\.\s+3600\s+IN\s+SOA\s/);
+    assert.ok(lines.some((line) => /^txt\.example\.org\.\s+3600\s+IN\s+TXT\s+"a \\"quoted\\" string; with a semicolon" "second"$/.test(line)), 'TXT with escapes');
+    assert.ok(lines.some((line) => /^host2999\.example\.org\.\s+3600\s+IN\s+A\s+10\.0\.11\.183$/.test(line)));
+  });
+}
 
 test('kdig IXFR with the current serial gets the SOA alone, with an older one the whole zone', async (t) => {
   const { server } = await serveZone(t, 'db.ixfr', '*');

@@ -177,12 +177,13 @@ test('a silent upstream gives SERVFAIL once the attempts are used up', async (t)
 
 test('the per-query budget stops the attempts when max_connect_attempts is 0', async (t) => {
   const upstream = await upstreamFor(t, () => null);
-  const server = await serve(t, `forward . ${upstream.address} {\n read_timeout 40ms\n max_connect_attempts 0\n health_check 1h\n }`, { budgetMs: 200, probeTimeoutMs: 10 });
+  const server = await serve(t, `forward . ${upstream.address} {\n read_timeout 40ms\n max_connect_attempts 0\n health_check 1h\n }`, { budgetMs: 400, probeTimeoutMs: 10 });
   const started = Date.now();
   assert.equal((await query({ port: server.port() }, 'example.org', 'A')).rcode, 'SERVFAIL');
   const elapsed = Date.now() - started;
-  assert.ok(elapsed >= 180 && elapsed < 1500, `took ${elapsed} ms`);
-  assert.ok(upstream.lookups.length >= 3);
+  // 40 ms per attempt against a 400 ms budget: several attempts even on a loaded machine, then no more.
+  assert.ok(elapsed >= 380 && elapsed < 2500, `took ${elapsed} ms`);
+  assert.ok(upstream.lookups.length >= 3, `${upstream.lookups.length} attempts`);
 });
 
 test('request durations are recorded per upstream and rcode', async (t) => {

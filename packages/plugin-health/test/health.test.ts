@@ -55,7 +55,7 @@ test('a health address that cannot be bound aborts startup', async (t) => {
   t.after(close);
   await assert.rejects(
     startServer(`example.org {\n    bind 127.0.0.1\n    health 127.0.0.1:${port}\n    whoami\n}\n`, { directives: directivesOf(bind, health, whoami) }),
-    { message: `listen tcp 127.0.0.1:${port}: bind: address already in use` },
+    { message: `plugin/health: Corefile:3:5 - listen tcp 127.0.0.1:${port}: bind: address already in use` },
   );
 });
 

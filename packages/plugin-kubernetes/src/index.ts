@@ -4,9 +4,9 @@
  * ServiceImports (KEP-1645), read from the Kubernetes API or from a directory of manifests.
  * @module
  */
-import { kubernetesPlugin } from './setup.js';
+import { createKubernetesPlugin } from './setup.js';
 
-export { kubernetesPlugin } from './setup.js';
+export { createKubernetesPlugin } from './setup.js';
 export type { PluginOverrides } from './setup.js';
 export { defaultStartupTimeoutMs, defaultTtl, parseKubernetes } from './options.js';
 export type { KubernetesOptions, PodMode, SourceOptions } from './options.js';
@@ -16,4 +16,4 @@ export { addressFromReverse, parseRequest, Resolver } from './resolve.js';
 export { parseManifests } from './manifests.js';
 export { podFieldSelector, watchedResources } from './source.js';
 
-export default kubernetesPlugin();
+export default createKubernetesPlugin();

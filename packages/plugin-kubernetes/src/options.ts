@@ -3,7 +3,7 @@
  * and error texts (plugin/kubernetes/setup.go `ParseStanza`), plus Foghorn's `manifests DIR`
  * source. Pure: reads only the tokens.
  */
-import { normalizeZone, parseDuration, reverseZones } from '@foghorn/core';
+import { checkDirectory, normalizeZone, parseDuration, readableFile, reverseZones } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { LabelSelector } from './selector.js';
 
@@ -121,7 +121,8 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
     if (!zones.some((zone) => !isReverseZone(zone))) throw c.error('non-reverse zone name must be used');
     while (c.nextBlock()) {
       const property = c.val();
-      const args = c.remainingArgs();
+      const argTokens = c.remainingArgTokens();
+      const args = argTokens.map((token) => token.text);
       switch (property) {
         case 'endpoint_pod_names':
           if (args.length > 0) throw c.argError();
@@ -181,6 +182,12 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           if (args.length !== 0) throw c.argError();
           noEndpoints = true;
           break;
+        case 'upstream':
+          // Removed from CoreDNS in 1.7 (ExternalNames are resolved through the server itself),
+          // but OpenShift's DNS operator still writes it: accepted and ignored, with a warning,
+          // so those Corefiles keep working when the image is swapped.
+          c.log.warning(`${c.token().file}:${c.token().line}:${c.token().column} - 'upstream' is ignored: ExternalName targets are always resolved through this server`);
+          break;
         case 'zonal':
           if (args.length !== 0) throw c.argError();
           zonal = true;
@@ -194,6 +201,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           break;
         case 'kubeconfig':
           if (args.length !== 1 && args.length !== 2) throw c.argError();
+          readableFile(argTokens[0]!, 'kubeconfig');
           kubeconfig = args[0]!;
           context = args[1];
           break;
@@ -236,6 +244,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
         }
         case 'manifests':
           if (args.length !== 1) throw c.argError();
+          checkDirectory(argTokens[0]!, 'manifests directory');
           manifests = args[0]!;
           break;
         default:

@@ -59,61 +59,69 @@ function zoneInfos(options: KubernetesOptions): ZoneInfo[] {
     .sort((a, b) => b.name.length - a.name.length);
 }
 
-export function kubernetesPlugin(overrides: PluginOverrides = {}): PluginDefinition {
-  return definePlugin({
-    name: 'kubernetes',
-    setup(c: Controller): void {
-      const options = parseKubernetes(c);
-      const labels = options.labels === null ? null : LabelSelector.parse(options.labels);
-      const namespaceLabels = options.namespaceLabels === null ? null : LabelSelector.parse(options.namespaceLabels);
-      const metrics = c.shared('@foghorn/plugin-kubernetes/metrics', () => new KubernetesMetrics(c.registry));
-      const rest = c.shared('@foghorn/plugin-kubernetes/rest-metrics', () => new RestClientMetrics(metrics));
-      let source: Source | undefined;
-      let localIps: readonly string[] = [];
-      const state: HandlerState = { store: null, resolver: null, synced: () => source?.synced ?? false };
-      const zones = zoneInfos(options);
-      c.addHandler((next) => new Kubernetes(state, zones, options.fallthrough ?? [], options.ttl, next));
-      c.reportReadiness(() => state.synced());
-      c.onStartup(async () => {
-        localIps = overrides.localIps?.() ?? boundIps(c);
-        const store: ClusterStore = new ClusterStore({
-          labels,
-          namespaceLabels,
-          zonal: options.zonal,
-          onSlice: (event) => {
-            const index = event.slice.index;
-            const found = event.multicluster ? store.imports.byIndex.get(index) : store.services.byIndex.get(index);
-            const only = found?.size === 1 ? [...found][0]! : null;
-            metrics.recordSlice(event, only === null ? null : only.headless, c.log);
-          },
-        });
-        let signal: () => void = () => {};
-        const syncedOnce = new Promise<void>((resolveSynced) => (signal = resolveSynced));
-        if (options.source.kind === 'manifests') {
-          source = new ManifestsSource(resolve(options.source.dir), store, options, c.log, overrides.manifestsDebounceMs);
-        } else {
-          source = new KubeSource(store, options, options.source, informerRegistry(c), c.log, overrides.env ?? process.env, overrides.watch ?? {}, () => signal(), (server) => rest.watch(server));
-        }
-        state.store = store;
-        state.resolver = new Resolver(store, options, () => localIps);
-        await source.start();
-        if (source.synced) return;
-        let timer: NodeJS.Timeout | undefined;
-        let ticker: NodeJS.Timeout | undefined;
-        const timedOut = new Promise<boolean>((done) => {
-          timer = setTimeout(() => done(true), options.startupTimeoutMs);
-          ticker = setInterval(() => c.log.info('waiting for Kubernetes API before starting server'), waitLogMs);
-        });
-        const late = await Promise.race([syncedOnce.then(() => false), timedOut]);
-        clearTimeout(timer);
-        clearInterval(ticker);
-        if (late) c.log.warning('starting server with unsynced Kubernetes API');
+/** The setup, with test overrides (clock, local addresses, watch tuning). */
+export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => void {
+  return (c: Controller): void => {
+    const options = parseKubernetes(c);
+    const labels = options.labels === null ? null : LabelSelector.parse(options.labels);
+    const namespaceLabels = options.namespaceLabels === null ? null : LabelSelector.parse(options.namespaceLabels);
+    const metrics = c.shared('@foghorn/plugin-kubernetes/metrics', () => new KubernetesMetrics(c.registry));
+    const rest = c.shared('@foghorn/plugin-kubernetes/rest-metrics', () => new RestClientMetrics(metrics));
+    let source: Source | undefined;
+    let localIps: readonly string[] = [];
+    const state: HandlerState = { store: null, resolver: null, synced: () => source?.synced ?? false };
+    const zones = zoneInfos(options);
+    c.addHandler((next) => new Kubernetes(state, zones, options.fallthrough ?? [], options.ttl, next));
+    c.reportReadiness(() => state.synced());
+    c.onStartup(async () => {
+      localIps = overrides.localIps?.() ?? boundIps(c);
+      const store: ClusterStore = new ClusterStore({
+        labels,
+        namespaceLabels,
+        zonal: options.zonal,
+        onSlice: (event) => {
+          const index = event.slice.index;
+          const found = event.multicluster ? store.imports.byIndex.get(index) : store.services.byIndex.get(index);
+          const only = found?.size === 1 ? [...found][0]! : null;
+          metrics.recordSlice(event, only === null ? null : only.headless, c.log);
+        },
       });
-      c.onShutdown(async () => {
-        const running = source;
-        source = undefined;
-        await running?.stop();
+      let signal: () => void = () => {};
+      const syncedOnce = new Promise<void>((resolveSynced) => (signal = resolveSynced));
+      if (options.source.kind === 'manifests') {
+        source = new ManifestsSource(resolve(options.source.dir), store, options, c.log, overrides.manifestsDebounceMs);
+      } else {
+        source = new KubeSource(store, options, options.source, informerRegistry(c), c.log, overrides.env ?? process.env, overrides.watch ?? {}, () => signal(), (server) => rest.watch(server));
+      }
+      state.store = store;
+      state.resolver = new Resolver(store, options, () => localIps);
+      await source.start();
+      if (source.synced) return;
+      let timer: NodeJS.Timeout | undefined;
+      let ticker: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<boolean>((done) => {
+        timer = setTimeout(() => done(true), options.startupTimeoutMs);
+        ticker = setInterval(() => c.log.info('waiting for Kubernetes API before starting server'), waitLogMs);
       });
-    },
-  });
+      const late = await Promise.race([syncedOnce.then(() => false), timedOut]);
+      clearTimeout(timer);
+      clearInterval(ticker);
+      if (late) c.log.warning('starting server with unsynced Kubernetes API');
+    });
+    c.onShutdown(async () => {
+      const running = source;
+      source = undefined;
+      await running?.stop();
+    });
+  };
 }
+
+/** Parses the directive, watches (or reads manifests) from startup on, and adds the handler. */
+export const setup: (c: Controller) => void = setupWith();
+
+/** The plugin with test overrides; the package's default export is `createKubernetesPlugin()`. */
+export function createKubernetesPlugin(overrides: PluginOverrides = {}): PluginDefinition {
+  return definePlugin({ name: 'kubernetes', setup: setupWith(overrides) });
+}
+
+export { parseKubernetes } from './options.js';

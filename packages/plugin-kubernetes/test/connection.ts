@@ -11,7 +11,7 @@ import bind from '@foghorn/plugin-bind';
 import { directivesOf, startServer } from '@foghorn/testkit';
 import { makeTempDir, startKubeApiServer, testTlsPair, writeKubeconfig, writeServiceAccount } from '@foghorn/testkit/kube';
 import type { KubeApiServer } from '@foghorn/testkit/kube';
-import { kubernetesPlugin } from '../src/index.js';
+import { createKubernetesPlugin } from '../src/index.js';
 import type { PluginOverrides } from '../src/index.js';
 import { ask, fastWatch, handlerObjects, resources, rr } from './fixtures.js';
 
@@ -23,7 +23,7 @@ async function api(t: TestContext, token?: string): Promise<KubeApiServer> {
 }
 
 async function answers(t: TestContext, options: string, overrides: PluginOverrides = {}): Promise<string[]> {
-  const plugin = kubernetesPlugin({ ...overrides, watch: { ...fastWatch, ...overrides.watch } });
+  const plugin = createKubernetesPlugin({ ...overrides, watch: { ...fastWatch, ...overrides.watch } });
   const dns = await startServer(`cluster.local:0 {\n    bind 127.0.0.1\n    kubernetes {\n${options}\n    }\n}\n`, { directives: directivesOf(bind, plugin) });
   t.after(() => dns.close());
   let last: string[] = [];

@@ -14,7 +14,7 @@ import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
 import type { Reply, TestServer } from '@foghorn/testkit';
 import { startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
 import type { ApiObject, ApiResource, KubeApiServer } from '@foghorn/testkit/kube';
-import { kubernetesPlugin } from '../src/index.js';
+import { createKubernetesPlugin } from '../src/index.js';
 import type { PluginOverrides } from '../src/index.js';
 
 /** What the kubernetes plugin lists and watches. */
@@ -219,7 +219,7 @@ export async function startCluster(t: TestContext, options: ClusterOptions = {})
   const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.readinessProbes()) });
   const body = (options.options ?? '').split('\n').map((l) => `        ${l.trim()}`).join('\n');
   const corefile = `.:0 {\n    bind 127.0.0.1\n    readyprobe\n    kubernetes ${options.zones ?? 'cluster.local in-addr.arpa ip6.arpa'} {\n        endpoint ${api.url}\n${body}\n    }\n${options.upstream ? '    upstream\n' : ''}}\n`;
-  const plugin = kubernetesPlugin({ watch: fastWatch, ...options.overrides });
+  const plugin = createKubernetesPlugin({ watch: fastWatch, ...options.overrides });
   const dns = await startServer(corefile, { directives: directivesOf(bind, readyprobe, plugin, upstreamStub) });
   t.after(() => dns.close());
   const probe = probes?.().find((p) => p.name === 'kubernetes');

@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import bind from '@foghorn/plugin-bind';
 import { directivesOf, rcodeOf, startServer } from '@foghorn/testkit';
 import { makeTempDir } from '@foghorn/testkit/kube';
-import { kubernetesPlugin, parseManifests } from '../src/index.js';
+import { createKubernetesPlugin, parseManifests } from '../src/index.js';
 import { ask, checkCases, endpointSlice, eventually, handlerObjects, namespace, rr, service } from './fixtures.js';
 import { commonDnsTestCases } from './tables.js';
 
@@ -22,7 +22,7 @@ test('a directory of manifests answers CoreDNS\'s common table; edits reach the 
   // Several documents per file, a List, and JSON.
   writeFileSync(join(dir.path, 'cluster.yaml'), handlerObjects.slice(0, 10).map((o) => stringify(o)).join('---\n'));
   writeFileSync(join(dir.path, 'more.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: handlerObjects.slice(10) }));
-  const plugin = kubernetesPlugin({ manifestsDebounceMs: 10 });
+  const plugin = createKubernetesPlugin({ manifestsDebounceMs: 10 });
   const dns = await startServer(`cluster.local:0 {\n    bind 127.0.0.1\n    kubernetes {\n        manifests ${dir.path}\n        namespaces testns\n    }\n}\n`, { directives: directivesOf(bind, plugin) });
   t.after(() => dns.close());
   // ExternalName lookups outside the zone have no upstream here; the other rows all apply.

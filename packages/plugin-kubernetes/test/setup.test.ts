@@ -2,8 +2,18 @@
  * The option parser, position-pinned, with CoreDNS's error texts (plugin/kubernetes/setup.go,
  * setup_test.go `TestKubernetesParse` and friends, setup_ttl_test.go).
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setupTable } from '@foghorn/testkit';
 import kubernetes, { parseKubernetes } from '../src/index.js';
+
+// Setup refuses a kubeconfig or manifests directory that is not there (start-up would): real ones.
+const fixtures = mkdtempSync(join(tmpdir(), 'foghorn-k8s-setup-'));
+const kubeconfigFile = join(fixtures, 'kubeconfig');
+writeFileSync(kubeconfigFile, '');
+const manifestsDir = join(fixtures, 'cluster');
+mkdirSync(manifestsDir);
 
 /** Caddy's ArgErr names the last token read, as CoreDNS's messages do. */
 const arg = (word: string): string => `Wrong argument count or unexpected line ending after '${word}'`;
@@ -26,13 +36,15 @@ setupTable('kubernetes', parseKubernetes, {
       input: 'kubernetes cluster.local in-addr.arpa ip6.arpa {\n pods insecure\n fallthrough in-addr.arpa ip6.arpa\n ttl 30\n}',
       want: { zones: ['cluster.local.', 'in-addr.arpa.', 'ip6.arpa.'], pods: 'insecure', fallthrough: ['in-addr.arpa.', 'ip6.arpa.'], ttl: 30 },
     },
+    // OpenShift's DNS operator still writes `upstream` (removed in CoreDNS 1.7): accepted, ignored.
+    { input: 'kubernetes cluster.local {\n pods insecure\n upstream\n}', want: { zones: ['cluster.local.'], pods: 'insecure' } },
     // RKE2 lists cluster.local twice; duplicates are harmless.
     { input: 'kubernetes cluster.local cluster.local in-addr.arpa ip6.arpa', want: { zones: ['cluster.local.', 'cluster.local.', 'in-addr.arpa.', 'ip6.arpa.'] } },
     { input: 'kubernetes 10.0.0.0/24 cluster.local', want: { zones: ['0.0.10.in-addr.arpa.', 'cluster.local.'], primaryZone: 'cluster.local.' } },
     { input: 'kubernetes coredns.local test.local', want: { zones: ['coredns.local.', 'test.local.'] } },
     { input: 'kubernetes {\n endpoint http://localhost:9090 http://localhost:9091\n}', want: { source: { kind: 'kubernetes', endpoint: 'http://localhost:9090', qps: 0, burst: 0, maxInflight: 0 } } },
     { input: 'kubernetes {\n endpoint https://a:6443\n tls cert key cacert\n}', want: { source: { kind: 'kubernetes', endpoint: 'https://a:6443', tls: { cert: 'cert', key: 'key', ca: 'cacert' }, qps: 0, burst: 0, maxInflight: 0 } } },
-    { input: 'kubernetes {\n kubeconfig file context\n}', want: { source: { kind: 'kubernetes', kubeconfig: 'file', context: 'context', qps: 0, burst: 0, maxInflight: 0 } } },
+    { input: `kubernetes {\n kubeconfig ${kubeconfigFile} context\n}`, want: { source: { kind: 'kubernetes', kubeconfig: kubeconfigFile, context: 'context', qps: 0, burst: 0, maxInflight: 0 } } },
     { input: 'kubernetes {\n namespaces demo-system test-system\n}', want: { namespaces: ['demo-system', 'test-system'] } },
     { input: 'kubernetes {\n labels environment in (production, staging, qa),application=nginx\n}', want: { labels: 'application=nginx,environment in (production,qa,staging)' } },
     { input: 'kubernetes {\n namespace_labels istio-injection=enabled\n}', want: { namespaceLabels: 'istio-injection=enabled' } },
@@ -52,7 +64,7 @@ setupTable('kubernetes', parseKubernetes, {
     { input: 'kubernetes {\n startup_timeout 2m30s\n}', want: { startupTimeoutMs: 150_000 } },
     { input: 'kubernetes {\n apiserver_qps 50.5\n apiserver_burst 100\n apiserver_max_inflight 10\n}', want: { source: { kind: 'kubernetes', qps: 50.5, burst: 100, maxInflight: 10 } } },
     { input: 'kubernetes {\n zonal\n}', want: { zonal: true, noEndpoints: false } },
-    { input: 'kubernetes {\n manifests /srv/cluster\n}', want: { source: { kind: 'manifests', dir: '/srv/cluster' } } },
+    { input: `kubernetes {\n manifests ${manifestsDir}\n}`, want: { source: { kind: 'manifests', dir: manifestsDir } } },
   ],
   bad: [
     { input: 'kubernetes\nkubernetes', error: 'Corefile:3:1 - Error during parsing: this plugin can only be used once per Server Block' },
@@ -86,7 +98,8 @@ setupTable('kubernetes', parseKubernetes, {
     { input: 'kubernetes {\n apiserver_burst -1\n}', error: 'apiserver_burst must be >= 0' },
     { input: 'kubernetes {\n apiserver_burst 1.5\n}', error: 'invalid apiserver_burst "1.5": strconv.Atoi: parsing "1.5": invalid syntax' },
     { input: 'kubernetes {\n apiserver_max_inflight -3\n}', error: 'apiserver_max_inflight must be >= 0' },
-    { input: 'kubernetes {\n upstream\n}', error: "Corefile:3:2 - Error during parsing: unknown property 'upstream'" },
-    { input: 'kubernetes {\n manifests a\n endpoint http://x\n}', error: "manifests cannot be combined with 'endpoint', 'tls' or 'kubeconfig'" },
+    { input: `kubernetes {\n manifests ${manifestsDir}\n endpoint http://x\n}`, error: "manifests cannot be combined with 'endpoint', 'tls' or 'kubeconfig'" },
+    { input: 'kubernetes {\n kubeconfig /nonexistent/kubeconfig\n}', error: "Corefile:3:13 - Error during parsing: kubeconfig '/nonexistent/kubeconfig': no such file or directory" },
+    { input: 'kubernetes {\n manifests /nonexistent/cluster\n}', error: "Corefile:3:12 - Error during parsing: manifests directory '/nonexistent/cluster': no such file or directory" },
   ],
 });

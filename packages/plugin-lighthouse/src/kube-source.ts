@@ -7,6 +7,7 @@
 import type { Logger } from '@foghorn/core';
 import { InformerRegistry } from '@foghorn/kube';
 import type { InformerLease, KubeConnection, ObjectSink, ResourceSpec, StartWatchOptions } from '@foghorn/kube';
+import { ProblemLog } from './problems.js';
 import type { Source } from './source.js';
 import { managedBySelector } from './store.js';
 import type { ResourceName, ServiceStore } from './store.js';
@@ -55,6 +56,7 @@ export class KubeSource implements Source {
     private readonly informers: InformerRegistry = new InformerRegistry(),
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly watchOptions: WatchOptions = {},
+    private readonly problems: ProblemLog = new ProblemLog(log),
   ) {}
 
   get synced(): boolean {
@@ -74,7 +76,8 @@ export class KubeSource implements Source {
     this.log.info(`watching ${connection.server} (${connection.source})`);
     try {
       for (const [resource, spec, sink] of watchedResources(this.store)) {
-        this.leases.push([resource, await this.informers.acquire(this.connection, spec, sink, { ...this.watchOptions, logger: this.log, env: this.env })]);
+        const checked = checkedSink(this.problems, `${spec.plural}.${spec.version}.${spec.group}`, resource, sink);
+        this.leases.push([resource, await this.informers.acquire(this.connection, spec, checked, { ...this.watchOptions, logger: this.log, env: this.env })]);
       }
     } catch (error) {
       await this.stop();
@@ -87,4 +90,22 @@ export class KubeSource implements Source {
     this.leases = [];
     await Promise.all(leases.map(([, lease]) => lease.release()));
   }
+}
+
+/** Reports objects the store cannot use (once each, see problems.ts) on their way into it. */
+function checkedSink(problems: ProblemLog, origin: string, resource: ResourceName, sink: ObjectSink): ObjectSink {
+  return {
+    replace(items) {
+      problems.replace(origin, items.map((item) => [resource, item] as const));
+      sink.replace(items);
+    },
+    upsert(item) {
+      problems.upsert(origin, resource, item);
+      sink.upsert(item);
+    },
+    remove(item) {
+      problems.remove(origin, resource, item);
+      sink.remove(item);
+    },
+  };
 }

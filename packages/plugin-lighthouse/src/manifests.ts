@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Logger } from '@foghorn/core';
 import type { KubeObject } from '@foghorn/kube';
+import { ProblemLog } from './problems.js';
 import type { Source } from './source.js';
 import type { ResourceName, ServiceStore } from './store.js';
 
@@ -21,6 +22,8 @@ export const defaultDebounceMs = 100;
 
 export interface ManifestsOptions {
   readonly debounceMs?: number;
+  /** Where objects the store cannot use are reported (default: logged, not counted). */
+  readonly problems?: ProblemLog;
 }
 
 interface FileState {
@@ -29,12 +32,20 @@ interface FileState {
   readonly objects: readonly KubeObject[];
 }
 
+/** The version of a file that failed to parse: not read again (nor logged again) until it changes. */
+interface FailedFile {
+  readonly mtimeMs: number;
+  readonly size: number;
+}
+
 const manifestExtensions = /\.(ya?ml|json)$/i;
 const managedByLabel = 'endpointslice.kubernetes.io/managed-by';
 const managedByValue = 'lighthouse-agent.submariner.io';
 
 export class ManifestsSource implements Source {
   private readonly files = new Map<string, FileState>();
+  private readonly failed = new Map<string, FailedFile>();
+  private readonly problems: ProblemLog;
   /** One non-recursive watcher per directory: Node 20's recursive mode on Linux loses files replaced by rename. */
   private readonly watchers = new Map<string, FSWatcher>();
   private timer: NodeJS.Timeout | undefined;
@@ -51,7 +62,9 @@ export class ManifestsSource implements Source {
     readonly store: ServiceStore,
     private readonly log: Logger,
     private readonly options: ManifestsOptions = {},
-  ) {}
+  ) {
+    this.problems = options.problems ?? new ProblemLog(log);
+  }
 
   restarts(): Partial<Record<ResourceName, number>> {
     return { serviceimports: this.watchRestarts, endpointslices: this.watchRestarts, gateways: this.watchRestarts, submariners: this.watchRestarts };
@@ -135,22 +148,29 @@ export class ManifestsSource implements Source {
     for (const path of [...this.files.keys()]) {
       if (!present.has(path)) {
         this.files.delete(path);
+        this.problems.replace(`manifests: ${path}`, []);
         changed = true;
       }
     }
+    for (const path of this.failed.keys()) if (!present.has(path)) this.failed.delete(path);
     for (const path of paths) {
       const info = await stat(path).catch(() => undefined);
       if (!info) continue;
-      const previous = this.files.get(path);
+      const previous = this.files.get(path) ?? this.failed.get(path);
       if (previous && previous.mtimeMs === info.mtimeMs && previous.size === info.size) continue;
       let objects: KubeObject[];
       try {
         objects = parseManifests(await readFile(path, 'utf8'), path.toLowerCase().endsWith('.json'));
       } catch (error) {
+        // Logged once per version of the file; its last good objects keep serving.
+        this.failed.set(path, { mtimeMs: info.mtimeMs, size: info.size });
         this.log.warning(`manifests: ${path}: ${(error as Error).message}`);
+        this.problems.unreadable();
         continue;
       }
+      this.failed.delete(path);
       this.files.set(path, { mtimeMs: info.mtimeMs, size: info.size, objects });
+      this.problems.replace(`manifests: ${path}`, resourcesOf(objects));
       changed = true;
     }
     if (this.stopped) return;
@@ -166,18 +186,23 @@ export class ManifestsSource implements Source {
     const submariners: KubeObject[] = [];
     for (const { objects } of this.files.values()) {
       for (const object of objects) {
-        const [group, version = ''] = (object.apiVersion ?? '').split('/');
-        if (object.kind === 'ServiceImport' && group === 'multicluster.x-k8s.io') {
-          let list = imports.get(version);
-          if (!list) imports.set(version, (list = []));
-          list.push(object);
-        } else if (object.kind === 'EndpointSlice' && group === 'discovery.k8s.io') {
-          // The same label selector as the Kubernetes watch.
-          if (object.metadata?.labels?.[managedByLabel] === managedByValue) slices.push(object);
-        } else if (object.kind === 'Gateway' && group === 'submariner.io') {
-          gateways.push(object);
-        } else if (object.kind === 'Submariner' && group === 'submariner.io') {
-          submariners.push(object);
+        switch (resourceOf(object)) {
+          case 'serviceimports': {
+            const version = (object.apiVersion ?? '').split('/')[1] ?? '';
+            let list = imports.get(version);
+            if (!list) imports.set(version, (list = []));
+            list.push(object);
+            break;
+          }
+          case 'endpointslices':
+            slices.push(object);
+            break;
+          case 'gateways':
+            gateways.push(object);
+            break;
+          case 'submariners':
+            submariners.push(object);
+            break;
         }
       }
     }
@@ -187,6 +212,28 @@ export class ManifestsSource implements Source {
     store.submariners.replace(submariners);
     store.gateways.replace(gateways);
     store.endpointSlices.replace(slices);
+  }
+}
+
+/**
+ * The watched resource an object belongs to, or undefined for anything else in the directory.
+ * EndpointSlices need the label the Kubernetes watch selects on.
+ */
+function resourceOf(object: KubeObject): ResourceName | undefined {
+  const group = (object.apiVersion ?? '').split('/')[0];
+  if (object.kind === 'ServiceImport' && group === 'multicluster.x-k8s.io') return 'serviceimports';
+  if (object.kind === 'EndpointSlice' && group === 'discovery.k8s.io') {
+    return object.metadata?.labels?.[managedByLabel] === managedByValue ? 'endpointslices' : undefined;
+  }
+  if (object.kind === 'Gateway' && group === 'submariner.io') return 'gateways';
+  if (object.kind === 'Submariner' && group === 'submariner.io') return 'submariners';
+  return undefined;
+}
+
+function* resourcesOf(objects: readonly KubeObject[]): Generator<readonly [ResourceName, KubeObject]> {
+  for (const object of objects) {
+    const resource = resourceOf(object);
+    if (resource) yield [resource, object];
   }
 }
 

@@ -14,6 +14,7 @@ import type { ResourceName } from './store.js';
 export class LighthouseMetrics {
   private readonly outcomeCounts = new Map<string, Float64Array>();
   private readonly served = new Map<string, ServedCell>();
+  private readonly invalid = new Map<string, number>();
 
   constructor(
     registry: Registry,
@@ -61,6 +62,18 @@ export class LighthouseMetrics {
         },
       }),
     );
+    register(registry, 'coredns_lighthouse_invalid_objects_total', () =>
+      new Counter({
+        name: 'coredns_lighthouse_invalid_objects_total',
+        help: 'Counter of objects with fields lighthouse cannot use (each logged once), by resource; resource "manifests" counts unreadable manifest files.',
+        labelNames: ['resource'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [resource, n] of self.invalid) this.inc({ resource }, n);
+        },
+      }),
+    );
     register(registry, 'coredns_lighthouse_objects', () =>
       new Gauge({
         name: 'coredns_lighthouse_objects',
@@ -91,6 +104,11 @@ export class LighthouseMetrics {
       }),
     );
   }
+
+  /** Counts one bad object (see problems.ts); process-wide, so it never goes down on reload. */
+  readonly countInvalid = (resource: string): void => {
+    this.invalid.set(resource, (this.invalid.get(resource) ?? 0) + 1);
+  };
 
   /** The outcome counts of blocks with this `zones` label (kept across reloads). */
   outcomes(zones: string): Float64Array {

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { errOnce, integerInRange, zonesFromArgs } from '@foghorn/core';
+import { checkDirectory, errOnce, integerInRange, readableFile, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
 import type { KubeConnection } from '@foghorn/kube';
@@ -16,6 +16,7 @@ import type { HandlerState } from './handler.js';
 import { KubeSource } from './kube-source.js';
 import { ManifestsSource } from './manifests.js';
 import { LighthouseMetrics } from './metrics.js';
+import { ProblemLog } from './problems.js';
 import { SourceRegistry } from './source.js';
 import type { Lease, Source } from './source.js';
 import { ServiceStore } from './store.js';
@@ -62,7 +63,8 @@ export function parseLighthouse(c: Controller, env: NodeJS.ProcessEnv = process.
     zones = args.length === 0 ? [] : zonesFromArgs(c, args);
     while (c.nextBlock()) {
       const property = c.val();
-      const args = c.remainingArgs();
+      const argTokens = c.remainingArgTokens();
+      const args = argTokens.map((token) => token.text);
       switch (property) {
         case 'fallthrough':
           fallthrough = args.length === 0 ? ['.'] : zonesFromArgs(c, args);
@@ -75,6 +77,7 @@ export function parseLighthouse(c: Controller, env: NodeJS.ProcessEnv = process.
         }
         case 'kubeconfig':
           if (args.length < 1 || args.length > 2) throw c.argError();
+          readableFile(argTokens[0]!, 'kubeconfig');
           kubeconfig = args[1] === undefined ? { path: args[0]! } : { path: args[0]!, context: args[1] };
           break;
         case 'endpoint':
@@ -84,6 +87,7 @@ export function parseLighthouse(c: Controller, env: NodeJS.ProcessEnv = process.
           break;
         case 'manifests':
           if (args.length !== 1) throw c.argError();
+          checkDirectory(argTokens[0]!, 'manifests directory');
           manifests = args[0]!;
           break;
         case 'cluster_id':
@@ -171,9 +175,10 @@ export function setup(c: Controller): void {
   c.onStartup(async () => {
     const create = (): Source => {
       const store = new ServiceStore(options.clusterId);
+      const problems = new ProblemLog(c.log, shared.metrics.countInvalid);
       return options.source.kind === 'manifests'
-        ? new ManifestsSource(resolve(options.source.dir), store, c.log)
-        : new KubeSource(store, options.source.connection, c.log, informers);
+        ? new ManifestsSource(resolve(options.source.dir), store, c.log, { problems })
+        : new KubeSource(store, options.source.connection, c.log, informers, process.env, {}, problems);
     };
     lease = await shared.sources.acquire(sourceKey(options), create, c.log);
     const table = new AnswerTable(lease.source.store, {

@@ -11,6 +11,7 @@
  * the store holds a few hundred bytes per slice rather than the parsed JSON. Strings repeated
  * across objects (cluster ids, port lists) are shared.
  */
+import { isIP } from 'node:net';
 import type { KubeObject, ObjectSink } from '@foghorn/kube';
 import { dashedHostname, isPermittedAddress } from './addresses.js';
 import { SmoothWeightedRoundRobin } from './swrr.js';
@@ -385,7 +386,7 @@ export class ServiceStore implements StoreSinks {
       name: object.metadata?.name ?? '',
       ignored: isIgnoredImport(object),
       type: (spec['type'] ?? object['type']) === 'Headless' ? 'Headless' : 'ClusterSetIP',
-      ips: exact(asArray(spec['ips'] ?? object['ips']).filter((ip): ip is string => typeof ip === 'string')),
+      ips: exact(asArray(spec['ips'] ?? object['ips']).filter((ip): ip is string => typeof ip === 'string' && isIP(ip) !== 0)),
       ports: this.shared.ports(parsePorts(spec['ports'] ?? object['ports'])),
       clustersetIpWanted: object.metadata?.annotations?.[annotationUseClustersetIp] === 'true',
     };

@@ -170,3 +170,17 @@ test('while the API server is away, only names in lighthouse zones are held back
   assert.equal(rcodeOf(other), 'NOERROR');
   assert.equal(other.additionals?.[0]?.type, 'A', 'whoami answered: the name fell through');
 });
+
+test('through the API server: an object with bad fields is logged once with its resource and field, and counted', async (t) => {
+  const bad = { ...serviceImport('bad', 'namespace1'), spec: { type: 'Weird', ports: [{ port: 'http' }] } };
+  const c = await cluster(t, [bad, serviceImport('service1', 'namespace1', { ports: [http] }), serviceSlice('service1', 'namespace1', 'cluster1', SIP1, [http])]);
+  await waitFor(() => c.probe.ready(), 5000, 'lighthouse ready');
+  const warnings = (): string[] => c.dns.lines.filter((line) => line.includes('ServiceImport namespace1/bad'));
+  await eventually(async () => assert.equal(warnings().length, 1));
+  assert.match(warnings()[0]!, /^\[WARNING\] plugin\/lighthouse: serviceimports\.v1alpha1\.multicluster\.x-k8s\.io: ServiceImport namespace1\/bad: spec\.type: "Weird" is not ClusterSetIP or Headless \(taken as ClusterSetIP\); spec\.ports\[0\]\.port: "http" is not a port number \(taken as 0\)$/);
+  // Another event on the same resource (a new object) does not repeat the warning.
+  c.apply(serviceImport('service2', 'namespace1', { ports: [http] }));
+  await eventually(async () => assert.equal((await ask(c.dns, `service2.namespace1.svc.${Z}`, 'A')).rcode, 'NOERROR'));
+  assert.equal(warnings().length, 1);
+  assert.match(await c.dns.server.registry.metrics(), /coredns_lighthouse_invalid_objects_total\{resource="serviceimports"\} 1/);
+});

@@ -125,3 +125,42 @@ test('server blocks naming the same directory share one source and keep it acros
 test('a missing manifests directory fails startup with the path', async () => {
   await assert.rejects(startLighthouse('/nonexistent/lighthouse-manifests'), /manifests directory '\/nonexistent\/lighthouse-manifests'/);
 });
+
+test('bad objects are logged once with the file and the field, counted, and YAML errors are not logged again on rescans', async (t) => {
+  const dir = await manifestDir();
+  t.after(() => dir.close());
+  const badImport = { ...serviceImport('bad', 'namespace1'), spec: { type: 42, ips: ['999.1.1.1'], ports: [] } };
+  const badSlice = { ...serviceSlice('bad', 'namespace1', 'cluster1', '10.0.0.9', [http]), endpoints: [null, { addresses: ['999.1.1.1'] }] };
+  await dir.write('bad.yaml', [badImport, badSlice]);
+  await dir.write('service1.yaml', [serviceImport('service1', 'namespace1', { ports: [http] }), serviceSlice('service1', 'namespace1', 'cluster1', '10.0.0.1', [http])]);
+  const server = await startLighthouse(dir.path);
+  t.after(() => server.close());
+  const warnings = (): string[] => server.lines.filter((line) => line.startsWith('[WARNING] plugin/lighthouse: manifests: '));
+  const file = join(dir.path, 'bad.yaml');
+  assert.deepEqual(warnings(), [
+    `[WARNING] plugin/lighthouse: manifests: ${file}: ServiceImport namespace1/bad: spec.type: 42 is not ClusterSetIP or Headless (taken as ClusterSetIP); spec.ips[0]: "999.1.1.1" is not an IP address (ignored)`,
+    `[WARNING] plugin/lighthouse: manifests: ${file}: EndpointSlice namespace1/bad-cluster1: endpoints[0]: null is not an object (ignored); endpoints[1].addresses[0]: "999.1.1.1" is not an IP address (ignored)`,
+  ]);
+  // The clusterset IP that is not one is not served.
+  assert.deepEqual((await ask(server, `bad.namespace1.svc.${Z}`, 'A')).answers, []);
+
+  // A broken file: one warning however many rescans happen, until it changes again.
+  await writeFile(join(dir.path, 'broken.yaml'), 'kind: ServiceImport\nmetadata: [unclosed\n');
+  await eventually(async () => assert.equal(warnings().filter((line) => line.includes('broken.yaml')).length, 1));
+  for (const address of ['10.0.0.2', '10.0.0.3']) {
+    await dir.write('service1.yaml', [serviceImport('service1', 'namespace1', { ports: [http] }), serviceSlice('service1', 'namespace1', 'cluster1', address, [http])]);
+    await eventually(async () => assert.deepEqual((await ask(server, svc1, 'A')).answers, [`${svc1}. 5 IN A ${address}`]));
+  }
+  assert.equal(warnings().filter((line) => line.includes('broken.yaml')).length, 1);
+  assert.equal(warnings().filter((line) => line.includes('bad.yaml')).length, 2, 'unchanged bad objects are not logged again');
+  const text = await server.server.registry.metrics();
+  assert.match(text, /coredns_lighthouse_invalid_objects_total\{resource="serviceimports"\} 1/);
+  assert.match(text, /coredns_lighthouse_invalid_objects_total\{resource="endpointslices"\} 1/);
+  assert.match(text, /coredns_lighthouse_invalid_objects_total\{resource="manifests"\} 1/);
+
+  // A fixed object is forgotten; broken again, it is reported again.
+  await dir.write('bad.yaml', [serviceImport('bad', 'namespace1', { ips: ['10.9.9.9'] })]);
+  await eventually(async () => assert.deepEqual((await ask(server, `bad.namespace1.svc.${Z}`, 'A')).answers, [`bad.namespace1.svc.${Z}. 5 IN A 10.9.9.9`]));
+  await dir.write('bad.yaml', [badImport]);
+  await eventually(async () => assert.equal(warnings().filter((line) => line.includes('bad.yaml')).length, 3));
+});

@@ -1,6 +1,8 @@
 /** The README is the operator's page: CoreDNS's sections, valid Corefile examples, every metric. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { validateCorefile } from '@foghorn/core';
@@ -25,7 +27,12 @@ test('every corefile example in the README is a valid Corefile and starts nothin
   assert.ok(blocks.length >= 2);
   // `errors` is not under test here; a stand-in keeps the examples as written.
   const errors = { ...whoami, name: 'errors', setup: (c: Parameters<typeof whoami.setup>[0]) => void c.next() };
-  for (const contents of blocks) await validateCorefile({ path: 'README', contents }, { directives: directivesOf(bind, lighthouse, errors) });
+  // Setup refuses a kubeconfig that is not there, so the examples' paths point at a real file.
+  const kubeconfig = join(mkdtempSync(join(tmpdir(), 'lighthouse-readme-')), 'kubeconfig');
+  writeFileSync(kubeconfig, '');
+  for (const contents of blocks) {
+    await validateCorefile({ path: 'README', contents: contents.replace(/^(\s*kubeconfig )\S+/gm, `$1${kubeconfig}`) }, { directives: directivesOf(bind, lighthouse, errors) });
+  }
 });
 
 test('the README lists every metric the plugin registers, and nothing else', async () => {

@@ -3,7 +3,8 @@
  * the real parser and dispenser into `parseLighthouse`, or the positioned error they give.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { definePlugin, validateCorefile } from '@foghorn/core';
@@ -20,6 +21,10 @@ async function parse(lines: string, env: NodeJS.ProcessEnv = {}): Promise<Lighth
   return parsed;
 }
 
+// `kubeconfig PATH` must name a readable file (start-up would refuse it otherwise): a real one.
+const kubeconfig = join(mkdtempSync(join(tmpdir(), 'lighthouse-setup-')), 'kube.conf');
+writeFileSync(kubeconfig, '');
+
 const kube = { kind: 'kubernetes', connection: {} } as const;
 const defaults: LighthouseOptions = { zones: [], fallthrough: null, ttlSeconds: 5, source: kube, clusterId: '', families: { v4: true, v6: false } };
 
@@ -34,10 +39,10 @@ const good: { input: string; env?: NodeJS.ProcessEnv; want: Partial<LighthouseOp
   { input: '    lighthouse {\n        ttl 0\n    }', want: { ttlSeconds: 0 } },
   { input: '    lighthouse {\n        ttl 3600\n    }', want: { ttlSeconds: 3600 } },
   { input: '    lighthouse Clusterset.Local 243.1.0.0/16', want: { zones: ['clusterset.local.', '1.243.in-addr.arpa.'] } },
-  { input: '    lighthouse {\n        kubeconfig /etc/kube.conf\n    }', want: { source: { kind: 'kubernetes', connection: { kubeconfig: '/etc/kube.conf' } } } },
+  { input: `    lighthouse {\n        kubeconfig ${kubeconfig}\n    }`, want: { source: { kind: 'kubernetes', connection: { kubeconfig } } } },
   {
-    input: '    lighthouse {\n        kubeconfig /etc/kube.conf east\n        endpoint https://10.0.0.1:6443\n    }',
-    want: { source: { kind: 'kubernetes', connection: { kubeconfig: '/etc/kube.conf', context: 'east', endpoint: 'https://10.0.0.1:6443' } } },
+    input: `    lighthouse {\n        kubeconfig ${kubeconfig} east\n        endpoint https://10.0.0.1:6443\n    }`,
+    want: { source: { kind: 'kubernetes', connection: { kubeconfig, context: 'east', endpoint: 'https://10.0.0.1:6443' } } },
   },
   { input: '    lighthouse {\n        endpoint http://127.0.0.1:8001\n    }', want: { source: { kind: 'kubernetes', connection: { endpoint: 'http://127.0.0.1:8001' } } } },
   { input: '    lighthouse {\n        manifests examples/clusterset\n    }', want: { source: { kind: 'manifests', dir: 'examples/clusterset' } } },
@@ -61,8 +66,19 @@ const bad: { input: string; error: string }[] = [
   { input: '    lighthouse {\n        ttl 5s\n    }', error: 'ttl must be in range [0, 3600]: 5s' },
   { input: '    lighthouse\n    lighthouse', error: 'Corefile:3:5 - Error during parsing: this plugin can only be used once per Server Block' },
   { input: '    lighthouse {\n        kubeconfig\n    }', error: 'Wrong argument count' },
+  // What start-up would refuse, refused at setup so `-validate` catches it, at the argument.
+  {
+    input: '    lighthouse {\n        manifests  /nonexistent/manifests\n    }',
+    error: "Corefile:3:20 - Error during parsing: manifests directory '/nonexistent/manifests': no such file or directory",
+  },
+  { input: '    lighthouse {\n        manifests examples/clusterset/cluster1.yaml\n    }', error: "manifests directory 'examples/clusterset/cluster1.yaml' is not a directory" },
+  {
+    input: '    lighthouse {\n        kubeconfig /nonexistent/kube.conf east\n    }',
+    error: "Corefile:3:20 - Error during parsing: kubeconfig '/nonexistent/kube.conf': no such file or directory",
+  },
+  { input: '    lighthouse {\n        kubeconfig examples/clusterset\n    }', error: "kubeconfig 'examples/clusterset': is a directory" },
   { input: '    lighthouse {\n        endpoint 10.0.0.1\n    }', error: "endpoint must be an http:// or https:// URL, got '10.0.0.1'" },
-  { input: '    lighthouse {\n        manifests /a\n        endpoint http://127.0.0.1:8001\n    }', error: "manifests cannot be combined with 'kubeconfig' or 'endpoint'" },
+  { input: '    lighthouse {\n        manifests examples/clusterset\n        endpoint http://127.0.0.1:8001\n    }', error: "manifests cannot be combined with 'kubeconfig' or 'endpoint'" },
   { input: '    lighthouse {\n        cluster_id East_1\n    }', error: "cluster_id must be a DNS label (or two, 'name.registry'), got 'East_1'" },
   { input: '    lighthouse {\n        cluster_cidr 10.0.0.0\n    }', error: "cluster_cidr must be CIDRs, got '10.0.0.0'" },
 ];

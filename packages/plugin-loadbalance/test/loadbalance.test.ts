@@ -385,10 +385,11 @@ test('a missing weight file is a warning when it will be re-read, and a startup 
   const server = await serve(t, () => ({ answers: [A('a.example.org', '10.0.0.1')] }), { body: `loadbalance weighted ${missing} {\n  reload 1m30s\n }` });
   assert.ok(server.lines.includes('[WARNING] plugin/loadbalance: Failed to open weight file:weight file open error. Will try again in 1m30s'), server.lines.join('\n'));
   assert.equal(rcodeOf(await query({ port: server.port() }, 'a.example.org', 'A')), 'NOERROR');
-  await assert.rejects(serve(t, () => ({}), { body: `loadbalance weighted ${missing} {\n  reload 0s\n }` }), /^Error: plugin\/loadbalance: weight file open error$/);
+  await assert.rejects(serve(t, () => ({}), { body: `loadbalance weighted ${missing} {\n  reload 0s\n }` }), /^StartupError: plugin\/loadbalance: Corefile:\d+:\d+ - weight file open error$/);
   const broken = tempFile(t, 'www.example.org\n10.0.0.1 3 extra\n');
   await assert.rejects(serve(t, () => ({}), { body: `loadbalance weighted ${broken}` }), (e: Error) => {
-    assert.equal(e.message, `plugin/loadbalance: could not parse weight line:"10.0.0.1 3 extra" in weight file ${broken}`);
+    assert.match(e.message, /^plugin\/loadbalance: Corefile:\d+:\d+ - /);
+    assert.equal(e.message.replace(/Corefile:\d+:\d+ - /, ''), `plugin/loadbalance: could not parse weight line:"10.0.0.1 3 extra" in weight file ${broken}`);
     return true;
   });
 });

@@ -1,4 +1,4 @@
-import { Flags, Rcode, replyTo } from '@foghorn/core';
+import { Flags, MAX_NAME_LENGTH, Rcode, replyTo } from '@foghorn/core';
 import type { Handler, Request, ResponseWriter } from '@foghorn/core';
 import type { Answer, StringAnswer } from 'dns-packet';
 
@@ -23,7 +23,10 @@ export class Whoami implements Handler {
       ttl: 0,
       data: { priority: 0, weight: 0, port: req.remotePort, target: '.' },
     };
-    reply.additionals = [address, srv];
+    // `_udp.` makes a name of 251 octets or more longer than 255 (RFC 1035 §2.3.4): CoreDNS then
+    // fails to pack the reply and sends nothing; the SRV record is left out instead. The question
+    // is never compressed, so its wire length is what it spans.
+    reply.additionals = req.questionEnd - 16 + srvName.length - req.qname.length > MAX_NAME_LENGTH ? [address] : [address, srv];
     w.write(reply);
     return Rcode.NOERROR;
   }

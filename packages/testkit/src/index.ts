@@ -5,6 +5,7 @@
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
+import tls from 'node:tls';
 import dnsPacket from 'dns-packet';
 import type { Packet, RecordType } from 'dns-packet';
 import { createLogger, definePlugin, Server } from '@foghorn/core';
@@ -143,6 +144,8 @@ export interface Target {
   readonly host?: string;
   /** Local address UDP queries are sent from (another loopback address, for source rules). */
   readonly source?: string;
+  /** When set, TCP exchanges run over TLS (DNS over TLS) with these client options. */
+  readonly tls?: tls.ConnectionOptions;
 }
 
 /** Sends raw bytes over UDP and resolves with the first datagram back, or null on timeout. */
@@ -170,20 +173,21 @@ export function udpExchange(target: Target, wire: Buffer, timeoutMs = 2000): Pro
   });
 }
 
-/** Sends length-framed messages over one TCP connection and resolves with the replies read. */
+/** Sends length-framed messages over one TCP (or, with `target.tls`, TLS) connection and resolves with the replies read. */
 export function tcpExchange(target: Target, wires: Buffer | readonly Buffer[], timeoutMs = 2000, frames?: Buffer): Promise<Buffer[]> {
   const list = Buffer.isBuffer(wires) ? [wires] : wires;
   return new Promise((resolve, reject) => {
     const replies: Buffer[] = [];
     let pending = Buffer.alloc(0);
-    const socket = net.connect(target.port, target.host ?? '127.0.0.1');
+    const host = target.host ?? '127.0.0.1';
+    const socket = target.tls ? tls.connect({ port: target.port, host, ...target.tls }) : net.connect(target.port, host);
     const done = (): void => {
       clearTimeout(timer);
       socket.destroy();
       resolve(replies);
     };
     const timer = setTimeout(done, timeoutMs);
-    socket.on('connect', () => {
+    socket.on(target.tls ? 'secureConnect' : 'connect', () => {
       if (frames) socket.write(frames);
       for (const wire of list) {
         const frame = Buffer.alloc(wire.length + 2);
@@ -240,3 +244,5 @@ export { FakeBackend, answerWith } from './backend.js';
 export type { Answerer } from './backend.js';
 export { delay, eventually, metric } from './wait.js';
 export { hasTool, missingFixture, repositoryRoot, sharedPath } from './fixtures.js';
+export { dohRequest, kdig, makeTestPki } from './tls.js';
+export type { DohReply, DohRequest, TestCert, TestPki } from './tls.js';

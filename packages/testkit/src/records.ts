@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Answer, OptAnswer, Packet, RecordClass, RecordType } from 'dns-packet';
+import { formatRR } from '@foghorn/core';
 import { query } from './index.js';
 import type { Reply, Target } from './index.js';
 
@@ -103,63 +104,12 @@ export function rr(line: string): ResourceRecord {
   }
 }
 
-/** A name with exactly one trailing dot (dns-packet decodes names without it). */
-function fqdn(name: string): string {
-  return name === '' || name === '.' ? '.' : name.endsWith('.') ? name : `${name}.`;
-}
-
-function quote(text: string): string {
-  return `"${text.replace(/(["\\])/g, '\\$1')}"`;
-}
-
-/** The rdata of a decoded (or {@link rr}-made) record in zone-file form. */
-function rdataText(record: Answer): string {
-  const data = (record as { data?: unknown }).data;
-  switch (record.type) {
-    case 'CNAME':
-    case 'NS':
-    case 'PTR':
-    case 'DNAME':
-      return fqdn(String(data));
-    case 'MX': {
-      const mx = data as { preference: number; exchange: string };
-      return `${mx.preference} ${fqdn(mx.exchange)}`;
-    }
-    case 'SRV': {
-      const srv = data as { priority: number; weight: number; port: number; target: string };
-      return `${srv.priority} ${srv.weight} ${srv.port} ${fqdn(srv.target)}`;
-    }
-    case 'TXT': {
-      const parts = (Array.isArray(data) ? data : [data]) as (string | Buffer)[];
-      return parts.map((part) => quote(Buffer.isBuffer(part) ? part.toString('utf8') : String(part))).join(' ');
-    }
-    case 'SOA': {
-      const soa = data as { mname: string; rname: string; serial: number; refresh: number; retry: number; expire: number; minimum: number };
-      return `${fqdn(soa.mname)} ${fqdn(soa.rname)} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
-    }
-    case 'CAA': {
-      const caa = data as { flags?: number; tag: string; value: string; issuerCritical?: boolean };
-      return `${caa.flags ?? (caa.issuerCritical ? 128 : 0)} ${caa.tag} ${quote(caa.value)}`;
-    }
-    case 'DS': {
-      const ds = data as { keyTag: number; algorithm: number; digestType: number; digest: Buffer };
-      return `${ds.keyTag} ${ds.algorithm} ${ds.digestType} ${ds.digest.toString('hex').toUpperCase()}`;
-    }
-    default:
-      // A, AAAA, and RFC 3597's `\# LENGTH HEX` for bytes dns-packet does not decode.
-      return Buffer.isBuffer(data) ? `\\# ${data.length} ${data.toString('hex')}` : String(data);
-  }
-}
-
 /**
  * One record as a zone-file line with single spaces, `a.example. 5 IN A 192.0.2.1`: the form
- * {@link checkResponse} compares, so a failure shows both sections as text.
+ * {@link checkResponse} compares, so a failure shows both sections as text (core's `formatRR`).
  */
 export function formatRr(record: Answer | string): string {
-  const parsed = typeof record === 'string' ? rr(record) : record;
-  const klass = (parsed as { class?: string }).class ?? 'IN';
-  const ttl = (parsed as { ttl?: number }).ttl ?? 0;
-  return `${fqdn(parsed.name)} ${ttl} ${klass} ${parsed.type} ${rdataText(parsed)}`;
+  return formatRR(typeof record === 'string' ? rr(record) : record);
 }
 
 /** A section as sorted lines; OPT is left out (it is the EDNS header, not a record). */
