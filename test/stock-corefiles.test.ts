@@ -25,7 +25,7 @@ import { eventually, freeTcpPort, httpGet, query, rcodeOf, startUpstream } from 
 import type { FakeUpstream, Reply } from '@foghorn/testkit';
 import { startKubeApiServer, writeKubeconfig } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
-import { repoRoot, RunningCli } from './cli-helpers.js';
+import { repoRoot, runCli, RunningCli } from './cli-helpers.js';
 import { exampleObjects } from './example-objects.js';
 
 const stockDir = join(repoRoot, 'test/stock-corefiles');
@@ -195,4 +195,13 @@ test('kubeadm\'s Corefile forwarding to itself: loop logs FATAL and foghorn exit
       'm',
     ),
   );
+});
+
+test('Corefile.example answers the README\'s cluster.local names from examples/cluster/', async () => {
+  const web = await runCli(['-conf', 'Corefile.example', '-query', 'web.shop.svc.cluster.local']);
+  assert.equal(web.code, 0, web.stderr);
+  assert.ok(web.stdout.includes('\n;; ANSWER SECTION:\nweb.shop.svc.cluster.local.\t30\tIN\tA\t10.96.100.10\n'), web.stdout);
+  const db = await runCli(['-conf', 'Corefile.example', '-query', '_postgres._tcp.db.shop.svc.cluster.local', 'SRV']);
+  assert.equal(db.code, 0, db.stderr);
+  for (const pod of ['db-0', 'db-1']) assert.ok(db.stdout.includes(`\t30\tIN\tSRV\t0 50 5432 ${pod}.db.shop.svc.cluster.local.\n`), db.stdout);
 });
