@@ -63,6 +63,13 @@ const webImport: ApiObject = {
   spec: { type: 'ClusterSetIP', ips: ['100.64.0.10'], ports: [{ name: 'http', protocol: 'TCP', port: 80 }] },
 };
 
+/** `promise`, or a rejection naming `what` after `ms`: nothing here may wait forever. */
+function within<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what())), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 interface Cluster {
   readonly api: KubeApiServer;
   readonly upstream: FakeUpstream;
@@ -124,7 +131,7 @@ test('the test changes only listen addresses, the forward target and the NodeHos
   }
 });
 
-test('stock cluster-DNS Corefiles answer a cluster\'s questions', { concurrency: true }, async (t) => {
+test('stock cluster-DNS Corefiles answer a cluster\'s questions', { concurrency: true, timeout: 90_000 }, async (t) => {
   const cluster = await startCluster(t);
   await Promise.all(
     corefiles.map((name) =>
@@ -135,10 +142,11 @@ test('stock cluster-DNS Corefiles answer a cluster\'s questions', { concurrency:
         const cli = await run(t, cluster, name, ports, cluster.upstream.address);
         const dns = { port: ports.dns };
         // Ready once every watched resource has been listed: then the answers are complete.
-        await eventually(async () => assert.equal((await httpGet(ports.ready, '/ready')).status, 200), 20_000).catch((error: Error) => {
+        const get = (port: number, path: string) => within(httpGet(port, path), 2000, () => `GET ${path}: no reply`);
+        await eventually(async () => assert.equal((await get(ports.ready, '/ready')).status, 200), 20_000).catch((error: Error) => {
           throw new Error(`${error.message}\n${cli.output}`);
         });
-        assert.equal((await httpGet(ports.health, '/health').catch(() => ({ status: 0 }))).status, /^\s*health/m.test(text) ? 200 : 0);
+        assert.equal((await get(ports.health, '/health').catch(() => ({ status: 0 }))).status, /^\s*health/m.test(text) ? 200 : 0);
 
         const api = await query(dns, 'kubernetes.default.svc.cluster.local', 'A');
         assert.deepEqual(records(api.answers), [`kubernetes.default.svc.cluster.local ${ttl} A 10.96.0.1`]);
@@ -173,7 +181,7 @@ test('stock cluster-DNS Corefiles answer a cluster\'s questions', { concurrency:
           assert.deepEqual(records((await query(dns, 'web.shop.svc.clusterset.local', 'A')).answers), [`web.shop.svc.clusterset.local ${ttl} A 100.64.0.10`]);
         }
         if (/^\s*prometheus/m.test(text)) {
-          assert.match((await httpGet(ports.metrics, '/metrics')).text, /^coredns_dns_requests_total\{/m);
+          assert.match((await get(ports.metrics, '/metrics')).text, /^coredns_dns_requests_total\{/m);
         }
         assert.ok(cli.output.includes(`[INFO] plugin/kubernetes: watching ${cluster.api.url} ($KUBECONFIG)`), cli.output);
         assert.doesNotMatch(cli.output, /\[ERROR\]|\[FATAL\]/);
@@ -187,7 +195,7 @@ test('kubeadm\'s Corefile forwarding to itself: loop logs FATAL and foghorn exit
   const cluster = await startCluster(t);
   const ports = await freePorts();
   const cli = await run(t, cluster, 'kubeadm-1.32.conf', ports, `127.0.0.1:${ports.dns}`);
-  assert.equal(await cli.exited, 1, cli.output);
+  assert.equal(await within(cli.exited, 30_000, () => `no exit within 30 s:\n${cli.output}`), 1, cli.output);
   assert.match(
     cli.output,
     new RegExp(
