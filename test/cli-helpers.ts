@@ -33,8 +33,8 @@ export class RunningCli {
   private readonly waiters: { pattern: RegExp; resolve: (match: RegExpMatchArray) => void }[] = [];
   readonly exited: Promise<number | null>;
 
-  constructor(args: readonly string[], options: { cwd?: string } = {}) {
-    this.child = spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd ?? repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  constructor(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+    this.child = spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const collect = (chunk: Buffer): void => {
       this.output += chunk.toString();
       for (const waiter of [...this.waiters]) {
