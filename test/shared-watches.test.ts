@@ -14,8 +14,8 @@ import { test } from 'node:test';
 import bind from '@foghorn/plugin-bind';
 import kubernetes from '@foghorn/plugin-kubernetes';
 import lighthouse from '@foghorn/plugin-lighthouse';
-import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
-import { startKubeApiServer, waitFor } from '@foghorn/testkit/kube';
+import { directivesOf, eventually, query, rcodeOf, startServer } from '@foghorn/testkit';
+import { startKubeApiServer } from '@foghorn/testkit/kube';
 import { exampleObjects } from './example-objects.js';
 
 const kubernetesWatches = {
@@ -51,7 +51,7 @@ test('kubernetes and lighthouse in one Corefile open each watch once, and a relo
   const server = await startServer(corefile, { directives: directivesOf(bind, kubernetes, lighthouse) });
   t.after(() => server.close());
   const expected = sorted({ ...kubernetesWatches, ...lighthouseWatches });
-  await waitFor(() => api.watchCount === Object.keys(expected).length, 5000, 'the watches');
+  await eventually(() => api.watchCount === Object.keys(expected).length, 5000, 'the watches');
 
   /** The A records of `name`, asked of the block serving `zone`. */
   const a = async (zone: string, name: string): Promise<string[]> =>
@@ -85,7 +85,7 @@ test('kubernetes multicluster and lighthouse share the ServiceImports watch', { 
   const server = await startServer(corefile, { directives: directivesOf(bind, kubernetes, lighthouse) });
   t.after(() => server.close());
   const all = sorted({ ...kubernetesWatches, ...lighthouseWatches, ...multiclusterWatches });
-  await waitFor(() => api.watchCount >= Object.keys(all).length, 5000, 'the watches');
+  await eventually(() => api.watchCount >= Object.keys(all).length, 5000, 'the watches');
   assert.deepEqual(
     (await query({ port: server.port('clusterset.internal.') }, 'api.shop.svc.clusterset.internal', 'A')).answers?.map((rr) => String((rr as { data?: unknown }).data)),
     ['243.1.0.10'],
