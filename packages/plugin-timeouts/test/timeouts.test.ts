@@ -132,9 +132,13 @@ test('write: a TCP client that stops reading its replies is cut after the write 
   const blocked = await startServer('.:0 {\n  bind 127.0.0.1\n  timeouts {\n    write 1s\n    idle 60s\n  }\n  big\n}\n', {
     directives: directivesOf(timeouts, bind, big),
   });
-  t.after(() => blocked.close());
   const socket = net.connect(blocked.port(), '127.0.0.1');
   socket.on('error', () => undefined);
+  // The client goes first, so that a failing run cannot leave the server waiting on it.
+  t.after(() => {
+    socket.destroy();
+    return blocked.close();
+  });
   // Not events.once: the reset arrives as an 'error' before 'close', and that is the expected end.
   const closed = new Promise((resolve) => socket.once('close', resolve));
   await once(socket, 'connect');
