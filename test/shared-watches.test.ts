@@ -75,7 +75,7 @@ test('kubernetes and lighthouse in one Corefile open each watch once, and a relo
 // kubernetes asks for ServiceImports with optional: false (CoreDNS never gets ready without the
 // CRD) and lighthouse with optional: true (a missing CRD is an empty list), so the same
 // unselected list+watch of ServiceImports is opened twice.
-test('kubernetes multicluster and lighthouse share the ServiceImports watch', { todo: 'the informer key includes optional, so ServiceImports are watched twice' }, async (t) => {
+test('kubernetes multicluster and lighthouse share the ServiceImports watch', async (t) => {
   const api = await startKubeApiServer();
   t.after(() => api.close());
   for (const object of [...exampleObjects('cluster'), ...exampleObjects('clusterset')]) api.apply(object);

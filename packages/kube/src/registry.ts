@@ -1,6 +1,6 @@
 /**
  * One list+watch per resource per process. An informer's identity is (connection, group,
- * version, plural, namespace, label selector, field selector, optional); every plugin and
+ * version, plural, namespace, label selector, field selector); every plugin and
  * server block that asks for the same identity shares one watch and one store. Informers are
  * reference-counted: acquire in `onStartup`, release in `onShutdown`. A reload runs the new
  * configuration's startup before the old one's shutdown, so an informer both keep is never
@@ -72,10 +72,15 @@ export function connectionKey(connection: KubeConnection, env: NodeJS.ProcessEnv
   ]);
 }
 
-/** The identity of an informer: its connection's and its resource's. */
+/**
+ * The identity of an informer: its connection's and its resource's. `optional` is not part of it:
+ * the same list+watch serves a plugin that needs the resource (kubernetes' `multicluster`) and one
+ * that does without it (lighthouse); the first acquirer's `optional` decides what a server without
+ * the resource gives (an empty, synced list, or retries until it appears).
+ */
 export function informerKey(connectionId: string, resource: ResourceSpec): string {
-  const { group, version, plural, namespace, labelSelector, fieldSelector, optional } = resource;
-  return JSON.stringify([connectionId, group, version, plural, namespace ?? null, labelSelector ?? null, fieldSelector ?? null, optional === true]);
+  const { group, version, plural, namespace, labelSelector, fieldSelector } = resource;
+  return JSON.stringify([connectionId, group, version, plural, namespace ?? null, labelSelector ?? null, fieldSelector ?? null]);
 }
 
 /** What one informer looks like from outside, for tests and debugging. */
