@@ -9,7 +9,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import { answering, hasTool, metric, missingFixture, query, upstreamFor } from '@foghorn/testkit';
+import { answering, hasTool, metric, query, requireFixture, upstreamFor } from '@foghorn/testkit';
 import type { Decoded } from '@foghorn/testkit';
 import { serve } from './serve.js';
 
@@ -35,20 +35,18 @@ function makePki(): TestPki {
 }
 
 // The openssl CLI makes the PKI (`apt-get install openssl` on Debian); CI must have it.
-const skip = missingFixture(hasTool('openssl'), 'the openssl CLI');
-const pki = skip === false ? makePki() : undefined;
-test.after(() => {
-  if (pki) rmSync(pki.dir, { recursive: true, force: true });
-});
+requireFixture(hasTool('openssl'), 'the openssl CLI (npm test installs it through scripts/test-tools.sh)');
+const pki = makePki();
+test.after(() => rmSync(pki.dir, { recursive: true, force: true }));
 
 async function tlsUpstream(t: TestContext) {
-  const { key, cert } = pki as TestPki;
+  const { key, cert } = pki;
   return upstreamFor(t, undefined, { key, cert });
 }
 
-test('forward talks DNS over TLS to an upstream whose certificate the tls CA verifies', { skip }, async (t) => {
+test('forward talks DNS over TLS to an upstream whose certificate the tls CA verifies', async (t) => {
   const upstream = await tlsUpstream(t);
-  const server = await serve(t, `forward . tls://${upstream.address} {\n tls ${(pki as TestPki).caFile}\n tls_servername dns.test\n }`);
+  const server = await serve(t, `forward . tls://${upstream.address} {\n tls ${pki.caFile}\n tls_servername dns.test\n }`);
   for (const transport of ['udp', 'tcp', 'udp'] as const) {
     const answer = await query({ port: server.port() }, 'example.org', 'A', { transport });
     assert.equal(answer.rcode, 'NOERROR');
@@ -60,22 +58,22 @@ test('forward talks DNS over TLS to an upstream whose certificate the tls CA ver
   assert.equal(await metric(server, 'coredns_proxy_conn_cache_hits_total', { proto: 'tcp-tls' }), 2);
 });
 
-test('a TLS upstream is checked against its IP when no server name is given, and per upstream with IP%NAME', { skip }, async (t) => {
+test('a TLS upstream is checked against its IP when no server name is given, and per upstream with IP%NAME', async (t) => {
   const upstream = await tlsUpstream(t);
-  const byIp = await serve(t, `forward . tls://${upstream.address} {\n tls ${(pki as TestPki).caFile}\n }`);
+  const byIp = await serve(t, `forward . tls://${upstream.address} {\n tls ${pki.caFile}\n }`);
   assert.equal((await query({ port: byIp.port() }, 'example.org', 'A')).rcode, 'NOERROR');
-  const byName = await serve(t, `forward . tls://127.0.0.1%dns.test:${upstream.port} {\n tls ${(pki as TestPki).caFile}\n }`);
+  const byName = await serve(t, `forward . tls://127.0.0.1%dns.test:${upstream.port} {\n tls ${pki.caFile}\n }`);
   assert.equal((await query({ port: byName.port() }, 'example.org', 'A')).rcode, 'NOERROR');
 });
 
-test('a TLS upstream with a certificate for another name is never used', { skip }, async (t) => {
+test('a TLS upstream with a certificate for another name is never used', async (t) => {
   const upstream = await tlsUpstream(t);
-  const server = await serve(t, `forward . tls://${upstream.address} {\n tls ${(pki as TestPki).caFile}\n tls_servername other.test\n max_fails 0\n }`, { budgetMs: 500 });
+  const server = await serve(t, `forward . tls://${upstream.address} {\n tls ${pki.caFile}\n tls_servername other.test\n max_fails 0\n }`, { budgetMs: 500 });
   assert.equal((await query({ port: server.port() }, 'example.org', 'A')).rcode, 'SERVFAIL');
   assert.equal(upstream.lookups.length, 0);
 });
 
-test('a TLS upstream signed by an unknown CA is refused', { skip }, async (t) => {
+test('a TLS upstream signed by an unknown CA is refused', async (t) => {
   const upstream = await tlsUpstream(t);
   // No `tls CA`: the system roots do not know the test CA.
   const server = await serve(t, `forward . tls://${upstream.address} {\n tls_servername dns.test\n max_fails 0\n }`, { budgetMs: 500 });
@@ -83,8 +81,8 @@ test('a TLS upstream signed by an unknown CA is refused', { skip }, async (t) =>
   assert.equal(upstream.lookups.length, 0);
 });
 
-test('forward queries an https:// upstream with DNS over HTTPS, ID 0, POST by default and GET with doh_method', { skip }, async (t) => {
-  const { key, cert } = pki as TestPki;
+test('forward queries an https:// upstream with DNS over HTTPS, ID 0, POST by default and GET with doh_method', async (t) => {
+  const { key, cert } = pki;
   const seen: { method: string; id: number; path: string }[] = [];
   const doh = https.createServer({ key, cert }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -102,7 +100,7 @@ test('forward queries an https:// upstream with DNS over HTTPS, ID 0, POST by de
   t.after(() => new Promise<void>((resolve) => doh.close(() => resolve())));
   const port = (doh.address() as AddressInfo).port;
   for (const method of ['POST', 'GET']) {
-    const server = await serve(t, `forward . https://127.0.0.1:${port} {\n tls ${(pki as TestPki).caFile}\n tls_servername dns.test\n doh_method ${method}\n }`);
+    const server = await serve(t, `forward . https://127.0.0.1:${port} {\n tls ${pki.caFile}\n tls_servername dns.test\n doh_method ${method}\n }`);
     const answer = await query({ port: server.port() }, 'example.org', 'A', { id: 4242 });
     assert.equal(answer.id, 4242);
     assert.equal(answer.answers?.length, 1);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { definePlugin, validateCorefile } from '@foghorn/core';
-import { directivesOf, missingFixture, sharedPath } from '@foghorn/testkit';
+import { directivesOf, requireFixture, sharedPath } from '@foghorn/testkit';
 import whoami from '@foghorn/plugin-whoami';
 import lighthouse, { parseLighthouse } from '../src/index.js';
 import type { LighthouseOptions } from '../src/index.js';
@@ -101,7 +101,8 @@ test('lighthouse errors are wrapped as plugin/lighthouse with the position', asy
 
 const corpus = sharedPath('corefile-corpus/valid');
 
-test('validating the corpus Corefiles that use lighthouse starts nothing and succeeds', { skip: missingFixture(existsSync(corpus), `the Corefile corpus at ${corpus}`) }, async () => {
+test('validating the corpus Corefiles that use lighthouse starts nothing and succeeds', async () => {
+  requireFixture(existsSync(corpus), `the Corefile corpus at ${corpus}`);
   // The lighthouse-*.conf cases whose blocks use the directive (some only forward to it).
   const files = readdirSync(corpus)
     .filter((f) => f.startsWith('lighthouse-') && f.endsWith('.conf'))

@@ -1,8 +1,7 @@
 /**
  * Test data that is not part of the repository (the shared Corefile corpus beside it) and tools
- * a test needs from the machine (the `openssl` CLI). A test whose fixture is missing is skipped,
- * visibly, with the reason; with `CI=true` it is an error instead, so CI never passes a test that
- * checked nothing.
+ * a test needs from the machine (the `openssl` CLI). A test whose fixture is missing fails, naming
+ * it: a run never passes a test that checked nothing.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -27,17 +26,14 @@ export function sharedPath(relative: string): string {
 }
 
 /**
- * The `skip` option for a test that needs `what`: false when `present`, else the reason. With
- * `CI=true` a missing fixture throws (the test file fails, naming what is missing).
+ * Fails, naming `what`, when a fixture a test needs is not `present`.
  *
  * @example
  * const corpus = sharedPath('corefile-corpus/valid');
- * test('every corpus Corefile validates', { skip: missingFixture(existsSync(corpus), `the corpus at ${corpus}`) }, ...);
+ * test('every corpus Corefile validates', () => { requireFixture(existsSync(corpus), `the corpus at ${corpus}`); ... });
  */
-export function missingFixture(present: boolean, what: string): string | false {
-  if (present) return false;
-  if (process.env['CI'] === 'true') throw new Error(`${what} is missing, and CI=true: a CI run must not skip this test`);
-  return `${what} is missing`;
+export function requireFixture(present: boolean, what: string): void {
+  if (!present) throw new Error(`${what} is missing: this test cannot check anything without it`);
 }
 
 /** Whether a command-line tool runs (`openssl version`). */

@@ -243,7 +243,7 @@ export type { Behaviour, Decoded, FakeUpstream, SeenQuery } from './upstream.js'
 export { FakeBackend, answerWith } from './backend.js';
 export type { Answerer } from './backend.js';
 export { delay, eventually, metric } from './wait.js';
-export { hasTool, missingFixture, repositoryRoot, sharedPath } from './fixtures.js';
+export { hasTool, repositoryRoot, requireFixture, sharedPath } from './fixtures.js';
 export { tempFile } from './files.js';
 export { dohRequest, kdig, makeTestPki } from './tls.js';
 export type { DohReply, DohRequest, TestCert, TestPki } from './tls.js';
