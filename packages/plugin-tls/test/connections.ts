@@ -4,6 +4,7 @@
  */
 import { once } from 'node:events';
 import net from 'node:net';
+import { whenClosed } from '@foghorn/testkit';
 
 /** Opens `count` plain TCP connections to `port` and keeps them open; they are destroyed after the test. */
 export async function holdConnections(t: { after(fn: () => void): void }, port: number, count: number): Promise<net.Socket[]> {
@@ -22,5 +23,5 @@ export async function holdConnections(t: { after(fn: () => void): void }, port: 
 export async function closedOnAccept(port: number): Promise<void> {
   const extra = net.connect(port, '127.0.0.1');
   extra.on('error', () => undefined);
-  await once(extra, 'close');
+  await whenClosed(extra);
 }

@@ -12,7 +12,7 @@ import { cacheMaxAge, defaultHttp2MaxStreams, defaultHttpsMaxConnections, replyT
 import bind from '@foghorn/plugin-bind';
 import tlsPlugin from '@foghorn/plugin-tls';
 import whoami from '@foghorn/plugin-whoami';
-import { decodeReply, directivesOf, dohRequest, kdig, makeQuery, makeTestPki, startServer, testPlugin } from '@foghorn/testkit';
+import { decodeReply, directivesOf, dohRequest, kdig, makeQuery, makeTestPki, startServer, testPlugin, whenClosed } from '@foghorn/testkit';
 import type { TestPki, TestServer } from '@foghorn/testkit';
 import dnsPacket from 'dns-packet';
 import { closedOnAccept, holdConnections } from './connections.js';
@@ -148,7 +148,7 @@ async function raw(request: string | Buffer, alpn = 'http/1.1'): Promise<string>
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
   // Written, not ended: the server decides when the connection closes.
   socket.write(request);
-  await once(socket, 'close');
+  await whenClosed(socket);
   return Buffer.concat(chunks).toString('latin1');
 }
 
@@ -168,7 +168,7 @@ test('hostile input: a body that claims 1 GB, a non-HTTP stream, garbage instead
   assert.match(nonsense, /^HTTP\/1\.1 400 Bad Request|^$/);
   const garbage = net.connect(port, '127.0.0.1');
   garbage.on('error', () => undefined);
-  const closed = once(garbage, 'close');
+  const closed = whenClosed(garbage);
   garbage.end('GET /dns-query HTTP/1.1\r\n\r\n');
   await closed;
   const reply = await dohRequest({ port, ca: pki.ca.cert, path: get(makeQuery('a.ttl.test', 'A')) });

@@ -12,7 +12,7 @@ import tls from 'node:tls';
 import { defaultTlsMaxConnections, replyTo } from '@foghorn/core';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
-import { decodeReply, directivesOf, kdig, makeQuery, makeTestPki, startServer, tcpExchange, testPlugin } from '@foghorn/testkit';
+import { decodeReply, directivesOf, kdig, makeQuery, makeTestPki, startServer, tcpExchange, testPlugin, whenClosed } from '@foghorn/testkit';
 import type { TestPki, TestServer } from '@foghorn/testkit';
 import tlsPlugin from '@foghorn/plugin-tls';
 import { closedOnAccept, holdConnections } from './connections.js';
@@ -195,7 +195,7 @@ test('garbage instead of a TLS handshake closes that connection only', async (t)
   const port = server.port('.');
   const garbage = net.connect(port, '127.0.0.1');
   garbage.on('error', () => undefined);
-  const closed = once(garbage, 'close');
+  const closed = whenClosed(garbage);
   await once(garbage, 'connect');
   garbage.write(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
   await closed;

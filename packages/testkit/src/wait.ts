@@ -2,6 +2,7 @@
  * Waiting for what a server does in the background (a health check, a watch event, a metric),
  * without fixed sleeps: poll a check until it holds, or read a metric's value.
  */
+import type { EventEmitter } from 'node:events';
 import type { TestServer } from './index.js';
 
 /**
@@ -53,4 +54,14 @@ export async function metric(server: TestServer, name: string, labels: Record<st
     if (Object.entries(labels).every(([k, v]) => String(sampleLabels[k]) === v)) total += sample.value;
   }
   return total;
+}
+
+/**
+ * Resolves when `emitter` (a socket, an HTTP/2 session) emits 'close', whatever 'error' came first:
+ * a connection the server cuts often ends with a reset, and that is the end a test waits for.
+ * `events.once(socket, 'close')` would reject on that reset instead.
+ */
+export function whenClosed(emitter: EventEmitter): Promise<void> {
+  emitter.on('error', () => undefined);
+  return new Promise((resolve) => emitter.once('close', () => resolve()));
 }
