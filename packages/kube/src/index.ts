@@ -46,6 +46,8 @@ export {
   headlessLabel,
   joinSelectors,
   managedByLabel,
+  mcsServiceNameLabel,
+  mcsSourceClusterLabel,
   namespacesResource,
   objectKey,
   podsResource,

@@ -117,6 +117,10 @@ export const serviceNameLabel = 'kubernetes.io/service-name';
 export const headlessLabel = 'service.kubernetes.io/headless';
 /** The label naming the controller that manages an EndpointSlice. */
 export const managedByLabel = 'endpointslice.kubernetes.io/managed-by';
+/** The label naming the ServiceImport an EndpointSlice belongs to (MCS API, KEP-1645). */
+export const mcsServiceNameLabel = 'multicluster.kubernetes.io/service-name';
+/** The label naming the cluster an MCS EndpointSlice comes from (KEP-1645). */
+export const mcsSourceClusterLabel = 'multicluster.kubernetes.io/source-cluster';
 
 /** Joins selector terms with `,` (a logical AND), skipping empty ones; undefined when none is left. */
 export function joinSelectors(...terms: readonly (string | undefined)[]): string | undefined {

@@ -8,11 +8,10 @@
  * content.
  */
 import type { Logger } from '@foghorn/core';
-import { ManifestsDirectory } from '@foghorn/kube';
+import { ManifestsDirectory, mcsServiceNameLabel } from '@foghorn/kube';
 import type { KubeObject } from '@foghorn/kube';
 import type { KubernetesOptions } from './options.js';
 import type { Source } from './source.js';
-import { mcsServiceNameLabel } from './store.js';
 import type { ClusterStore } from './store.js';
 
 export class ManifestsSource implements Source {

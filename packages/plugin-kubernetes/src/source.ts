@@ -8,10 +8,9 @@ import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from '@foghorn/core';
-import { endpointSlicesResource, joinSelectors, namespacesResource, podsResource, serviceImportsResource, servicesResource } from '@foghorn/kube';
+import { endpointSlicesResource, joinSelectors, mcsServiceNameLabel, namespacesResource, podsResource, serviceImportsResource, servicesResource } from '@foghorn/kube';
 import type { InformerLease, InformerRegistry, KubeConnection, ObjectSink, ResourceSpec, StartWatchOptions } from '@foghorn/kube';
 import type { KubernetesOptions, SourceOptions } from './options.js';
-import { mcsServiceNameLabel } from './store.js';
 import type { ClusterStore } from './store.js';
 
 /** A running source of objects for one store. */

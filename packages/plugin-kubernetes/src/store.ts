@@ -6,6 +6,7 @@
  * CoreDNS counts as DNS-visible also move the SOA serial clocks (controller.go `updateModified`).
  */
 import { isIP } from 'node:net';
+import { mcsServiceNameLabel, mcsSourceClusterLabel, serviceNameLabel } from '@foghorn/kube';
 import type { LabelSelector } from './selector.js';
 
 /** Minimal shape of a Kubernetes object as the sources deliver it (parsed JSON/YAML). */
@@ -95,9 +96,6 @@ export interface ServiceImport {
   readonly rv: string | undefined;
 }
 
-export const serviceNameLabel = 'kubernetes.io/service-name';
-export const mcsServiceNameLabel = 'multicluster.kubernetes.io/service-name';
-export const mcsSourceClusterLabel = 'multicluster.kubernetes.io/source-cluster';
 export const triggerTimeAnnotation = 'endpoints.kubernetes.io/last-change-trigger-time';
 
 type Obj = Record<string, unknown>;

@@ -8,7 +8,7 @@
  * half-written save does not wipe services).
  */
 import type { Logger } from '@foghorn/core';
-import { ManifestsDirectory } from '@foghorn/kube';
+import { managedByLabel, ManifestsDirectory } from '@foghorn/kube';
 import type { KubeObject } from '@foghorn/kube';
 import { ProblemLog } from './problems.js';
 import type { Source } from './source.js';
@@ -20,7 +20,6 @@ export interface ManifestsOptions {
   readonly problems?: ProblemLog;
 }
 
-const managedByLabel = 'endpointslice.kubernetes.io/managed-by';
 const managedByValue = 'lighthouse-agent.submariner.io';
 
 export class ManifestsSource implements Source {

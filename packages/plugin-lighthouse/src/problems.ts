@@ -9,12 +9,11 @@
  */
 import { isIP } from 'node:net';
 import type { Logger } from '@foghorn/core';
+import { mcsServiceNameLabel, mcsSourceClusterLabel } from '@foghorn/kube';
 import type { KubeObject } from '@foghorn/kube';
+import { labelSourceNamespace } from './store.js';
 import type { ResourceName } from './store.js';
 
-const labelServiceName = 'multicluster.kubernetes.io/service-name';
-const labelSourceNamespace = 'lighthouse.submariner.io/sourceNamespace';
-const labelSourceCluster = 'multicluster.kubernetes.io/source-cluster';
 
 /** What the store ignores in `object`, one `field: reason` per problem; empty when it is clean. */
 export function objectProblems(resource: ResourceName, object: KubeObject): string[] {
@@ -47,7 +46,7 @@ function importProblems(object: KubeObject, out: string[]): void {
 function sliceProblems(object: KubeObject, out: string[]): void {
   const labels = asRecord(asRecord(object.metadata)?.['labels']);
   let placed = true;
-  for (const label of [labelServiceName, labelSourceNamespace, labelSourceCluster]) {
+  for (const label of [mcsServiceNameLabel, labelSourceNamespace, mcsSourceClusterLabel]) {
     if (typeof labels?.[label] !== 'string' || labels[label] === '') {
       out.push(`metadata.labels["${label}"]: missing (slice ignored)`);
       placed = false;

@@ -12,15 +12,15 @@
  * across objects (cluster ids, port lists) are shared.
  */
 import { isIP } from 'node:net';
+import { mcsServiceNameLabel, mcsSourceClusterLabel } from '@foghorn/kube';
 import type { KubeObject, ObjectSink } from '@foghorn/kube';
 import { dashedHostname, isPermittedAddress } from './addresses.js';
 import { SmoothWeightedRoundRobin } from './swrr.js';
 
 /** Label the agent puts on every slice it writes; the EndpointSlice watch selects on it. */
 export const managedBySelector = 'endpointslice.kubernetes.io/managed-by=lighthouse-agent.submariner.io';
-const labelServiceName = 'multicluster.kubernetes.io/service-name';
-const labelSourceNamespace = 'lighthouse.submariner.io/sourceNamespace';
-const labelSourceCluster = 'multicluster.kubernetes.io/source-cluster';
+/** Lighthouse's own label: the namespace an exported Service lives in, in its cluster. */
+export const labelSourceNamespace = 'lighthouse.submariner.io/sourceNamespace';
 const annotationPublishNotReady = 'lighthouse.submariner.io/publish-not-ready-addresses';
 const annotationUseClustersetIp = 'lighthouse.submariner.io/use-clusterset-ip';
 
@@ -631,15 +631,15 @@ function samePort(a: Port, b: Port): boolean {
 
 /** docs/compatibility.md, "Inputs": per-cluster and broker copies of a ServiceImport carry the service-name label or annotation. */
 function isIgnoredImport(object: KubeObject): boolean {
-  return object.metadata?.labels?.[labelServiceName] !== undefined || object.metadata?.annotations?.[labelServiceName] !== undefined;
+  return object.metadata?.labels?.[mcsServiceNameLabel] !== undefined || object.metadata?.annotations?.[mcsServiceNameLabel] !== undefined;
 }
 
 /** As Lighthouse's coredns/resolver/endpoint_slice.go: the labels that place a slice, or undefined when it must be ignored. */
 function placeSlice(object: KubeObject): { key: string; cluster: string; family: Family } | undefined {
   const labels = object.metadata?.labels;
-  const name = labels?.[labelServiceName];
+  const name = labels?.[mcsServiceNameLabel];
   const namespace = labels?.[labelSourceNamespace];
-  const cluster = labels?.[labelSourceCluster];
+  const cluster = labels?.[mcsSourceClusterLabel];
   if (!name || !namespace || !cluster) return undefined;
   if (object.metadata?.namespace !== namespace) return undefined;
   const addressType = object['addressType'];
