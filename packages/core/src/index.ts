@@ -32,7 +32,7 @@ export { ConfigError, defineError, ErrorCode, KubeConnectionError, PluginError, 
 export type { ErrorCodeValue, FoghornErrorClass } from './errors.js';
 export { createLogger, stdoutSink } from './logger.js';
 export type { Logger, LogLevel, LogSink } from './logger.js';
-export { atoi, checkDirectory, durationArg, ERR_ONCE, errOnce, integerInRange, readableFile, zonesFromArgs } from './parse.js';
+export { atoi, checkDirectory, durationArg, ERR_ONCE, errOnce, fallthroughZones, integerInRange, readableFile, zonesFromArgs } from './parse.js';
 export type { ZonesFromArgsOptions } from './parse.js';
 export { pollEvery } from './poll.js';
 export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones, serverLabel } from './keys.js';

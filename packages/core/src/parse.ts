@@ -44,6 +44,14 @@ export function zonesFromArgs(c: Dispenser & { readonly zones: readonly string[]
   return zones;
 }
 
+/**
+ * The zones of a `fallthrough [ZONES...]` line: every name (`.`) without arguments, else the
+ * arguments normalised as {@link zonesFromArgs} does (CoreDNS's `fall.SetZonesFromArgs`).
+ */
+export function fallthroughZones(c: Dispenser & { readonly zones: readonly string[] }, args: readonly string[], options: ZonesFromArgsOptions = {}): string[] {
+  return args.length === 0 ? ['.'] : zonesFromArgs(c, args, options);
+}
+
 /** A Go duration argument (`30s`, `1m30s`) in milliseconds, or Go's `time: invalid duration` error. */
 export function durationArg(c: Dispenser, text: string): number {
   try {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { definePlugin } from '../src/plugin.js';
 import type { Controller } from '../src/plugin.js';
-import { atoi, durationArg, errOnce, integerInRange, zonesFromArgs } from '../src/parse.js';
+import { atoi, durationArg, errOnce, fallthroughZones, integerInRange, zonesFromArgs } from '../src/parse.js';
 import { validateCorefile } from '../src/server.js';
 
 /** Runs `parse` as the `probe` directive's setup over `KEY {\n BODY\n}`; returns its value or throws its error. */
@@ -49,4 +49,9 @@ test('errOnce is CoreDNS\'s ErrOnce text', async () => {
     }),
     /Corefile:3:1 - Error during parsing: this plugin can only be used once per Server Block$/,
   );
+});
+
+test('fallthroughZones is every name without arguments, else the arguments as zones', async () => {
+  assert.deepEqual(await parse('probe', (c) => fallthroughZones(c, args(c))), ['.']);
+  assert.deepEqual(await parse('probe In-Addr.Arpa 10.1.0.0/23', (c) => fallthroughZones(c, args(c))), ['in-addr.arpa.', '0.1.10.in-addr.arpa.', '1.1.10.in-addr.arpa.']);
 });

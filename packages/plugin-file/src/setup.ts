@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { durationArg, errorAt, zonesFromArgs } from '@foghorn/core';
+import { durationArg, errorAt, fallthroughZones, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { ZoneData } from './zone.js';
 import { File } from './handler.js';
@@ -71,7 +71,7 @@ export function parseFile(c: Controller): FileOptions {
       switch (property) {
         case 'fallthrough': {
           const zonesArgs = c.remainingArgs();
-          fallthrough = zonesArgs.length === 0 ? ['.'] : zonesFromArgs(c, zonesArgs);
+          fallthrough = fallthroughZones(c, zonesArgs);
           break;
         }
         case 'reload': {

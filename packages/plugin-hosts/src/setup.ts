@@ -5,7 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { errOnce, parseDuration, pollEvery, zonesFromArgs } from '@foghorn/core';
+import { errOnce, fallthroughZones, parseDuration, pollEvery, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
 import { Hosts, HostsData } from './handler.js';
 import { parseHostsFile } from './hostsfile.js';
@@ -60,7 +60,7 @@ export function parseHosts(c: Controller): HostsOptions {
       switch (property) {
         case 'fallthrough': {
           const zones = c.remainingArgs();
-          fallthrough = zones.length === 0 ? ['.'] : zones.map((zone) => zonesFromArgs(c, [zone])[0]!);
+          fallthrough = fallthroughZones(c, zones);
           break;
         }
         case 'fallthrough_unsupported':

@@ -3,7 +3,7 @@
  * and error texts (plugin/kubernetes/setup.go `ParseStanza`), plus Foghorn's `manifests DIR`
  * source. Pure: reads only the tokens.
  */
-import { checkDirectory, errOnce, parseDuration, readableFile, zonesFromArgs } from '@foghorn/core';
+import { checkDirectory, errOnce, fallthroughZones, parseDuration, readableFile, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { LabelSelector } from './selector.js';
 
@@ -155,7 +155,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           break;
         }
         case 'fallthrough':
-          fallthrough = args.length === 0 ? ['.'] : zonesFromArgs(c, args);
+          fallthrough = fallthroughZones(c, args);
           break;
         case 'ttl': {
           if (args.length === 0) throw c.argError();

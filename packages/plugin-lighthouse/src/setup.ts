@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { checkDirectory, errOnce, integerInRange, readableFile, zonesFromArgs } from '@foghorn/core';
+import { checkDirectory, errOnce, fallthroughZones, integerInRange, readableFile, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
 import type { KubeConnection } from '@foghorn/kube';
@@ -67,7 +67,7 @@ export function parseLighthouse(c: Controller, env: NodeJS.ProcessEnv = process.
       const args = argTokens.map((token) => token.text);
       switch (property) {
         case 'fallthrough':
-          fallthrough = args.length === 0 ? ['.'] : zonesFromArgs(c, args);
+          fallthrough = fallthroughZones(c, args);
           break;
         case 'ttl': {
           if (args.length !== 1) throw c.argError();

@@ -16,7 +16,7 @@
  *
  * Every `template` of a server block is one template of a single handler, tried in file order.
  */
-import { CLASS_ANY, errorAt, goRegExp, TYPE_ANY, zonesFromArgs } from '@foghorn/core';
+import { CLASS_ANY, errorAt, fallthroughZones, goRegExp, TYPE_ANY, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { GoTemplate, TemplateError } from './gotemplate.js';
 import { TemplateHandler } from './handler.js';
@@ -151,7 +151,7 @@ export function parseTemplate(c: Controller): Template[] {
         }
         case 'fallthrough': {
           const args = c.remainingArgs();
-          fallthrough = args.length === 0 ? ['.'] : zonesFromArgs(c, args, { ignoreInvalid: true });
+          fallthrough = fallthroughZones(c, args, { ignoreInvalid: true });
           break;
         }
         case 'upstream':
