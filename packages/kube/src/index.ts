@@ -40,7 +40,12 @@ export type { StartWatchOptions } from './watch.js';
 export type { ConnectionSource, ResolvedConnection, ResolveOptions } from './connection.js';
 export type { InformerOptions } from './informer.js';
 export { connectionKey, informerKey, InformerRegistry, informerRegistry, registryKey } from './registry.js';
-export type { AcquireOptions, InformerInfo, InformerLease, InformerSubscriber } from './registry.js';
+export type { AcquireOptions, ConnectionInfo, InformerBackend, InformerInfo, InformerLease, InformerSubscriber } from './registry.js';
+export { startInformerHub } from './hub.js';
+export type { HubWorker, InformerHub, InformerHubOptions } from './hub.js';
+export { hubEnvironmentVariable, isHubWorker } from './ipc.js';
+export { RemoteManifestsDirectory } from './remote.js';
+export type { Manifests } from './remote.js';
 export {
   endpointSlicesResource,
   headlessLabel,
@@ -56,5 +61,5 @@ export {
   servicesResource,
 } from './resources.js';
 export type { Endpoint, EndpointPort, EndpointSlice, Namespace, ObjectReference, Pod, Selectors, Service, ServiceImport, ServicePort } from './resources.js';
-export { defaultManifestsDebounceMs, ManifestsDirectory, parseManifests } from './manifests.js';
+export { defaultManifestsDebounceMs, ManifestsDirectory, manifestsDirectory, parseManifests } from './manifests.js';
 export type { ManifestsDirectoryOptions } from './manifests.js';

@@ -157,7 +157,7 @@ export class Informer implements Watch {
           continue;
         }
         if (listed !== 'ok') {
-          this.restarts++;
+          this.restarted();
           const delay = this.backoff.next();
           this.log.warning(`${this.name}: list: ${describe(listed, statusCodeOf(listed))}; retrying in ${formatDuration(delay)}`);
           await this.sleep(delay);
@@ -171,7 +171,7 @@ export class Informer implements Watch {
         // The history to resume from is gone (etcd compaction, API server restart): relist.
         // The relist's replace() swaps the whole state, so the sink never sees a gap.
         this.resourceVersion = '';
-        this.restarts++;
+        this.restarted();
         gonesInARow++;
         if (gonesInARow > 1) delay = this.backoff.next();
       } else {
@@ -180,7 +180,7 @@ export class Informer implements Watch {
         if (outcome.events > 0 || outcome.durationMs >= this.backoffMaxMs) this.backoff.reset();
         if (outcome.kind === 'closed') {
           if (outcome.events === 0 && outcome.durationMs < shortWatchMs) {
-            this.restarts++;
+            this.restarted();
             delay = this.backoff.next();
             this.log.warning(`${this.name}: watch closed after ${formatDuration(outcome.durationMs)} without events; retrying in ${formatDuration(delay)}`);
           }
@@ -189,7 +189,7 @@ export class Informer implements Watch {
           // The CRD went away while watched: the relist will find it absent and empty the sink.
           this.resourceVersion = '';
         } else {
-          this.restarts++;
+          this.restarted();
           delay = this.backoff.next();
           this.log.warning(`${this.name}: watch: ${describe(outcome.error, outcome.statusCode)}; retrying in ${formatDuration(delay)}`);
         }
@@ -362,6 +362,12 @@ export class Informer implements Watch {
           (err: unknown) => finish(failed(err)),
         );
     });
+  }
+
+  /** Counts a restart and tells the sink (a `-workers` hub forwards it, see hub.ts). */
+  private restarted(): void {
+    this.restarts++;
+    this.deliver('restarted', () => this.sink.restarted?.());
   }
 
   /** Calls the sink, keeping a throwing sink from killing the loop (the library would hide the error). */

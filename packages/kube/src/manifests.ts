@@ -13,6 +13,9 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Logger } from '@foghorn/core';
+import { isHubWorker } from './ipc.js';
+import { RemoteManifestsDirectory } from './remote.js';
+import type { Manifests } from './remote.js';
 import type { KubeObject } from './types.js';
 
 /** Wait this long after the last change event before rescanning: editors write in bursts. */
@@ -27,6 +30,20 @@ export interface ManifestsDirectoryOptions {
   readonly onRemoved?: (path: string) => void;
   /** A file failed to parse (already logged, once per version); its last good objects keep serving. */
   readonly onUnreadable?: (path: string) => void;
+  /**
+   * The plugin's name. Under `-workers` the primary reads the directory (hub.ts) and logs as
+   * `plugin/NAME: `; one directory per path, plugin and debounce serves every worker. Default `kube`.
+   */
+  readonly plugin?: string;
+}
+
+/**
+ * The manifests directory for a plugin: read and watched here, or, in a `-workers` worker, by
+ * the primary's hub with the objects sent over IPC (remote.ts). Use it instead of `new
+ * ManifestsDirectory(...)`; `log` is where this process's directory logs.
+ */
+export function manifestsDirectory(dir: string, apply: (objects: readonly KubeObject[]) => void, log: Logger, options: ManifestsDirectoryOptions = {}): Manifests {
+  return isHubWorker() ? new RemoteManifestsDirectory(dir, apply, options) : new ManifestsDirectory(dir, apply, log, options);
 }
 
 interface FileState {
@@ -48,7 +65,7 @@ const manifestExtensions = /\.(ya?ml|json)$/i;
  * directory) and then follows it; after every scan that changed something (and after the first)
  * `apply` gets every object of every file, files in path order.
  */
-export class ManifestsDirectory {
+export class ManifestsDirectory implements Manifests {
   private readonly files = new Map<string, FileState>();
   private readonly failed = new Map<string, FailedFile>();
   /** One non-recursive watcher per directory: Node 20's recursive mode on Linux loses files replaced by rename. */
@@ -69,6 +86,16 @@ export class ManifestsDirectory {
     private readonly log: Logger,
     private readonly options: ManifestsDirectoryOptions = {},
   ) {}
+
+  /** Every object of every file, files in path order: what the last `apply` got. */
+  objects(): KubeObject[] {
+    return [...this.files.values()].flatMap((file) => file.objects);
+  }
+
+  /** The files read, with their objects, and the files whose current version failed to parse. */
+  contents(): { readonly files: ReadonlyMap<string, readonly KubeObject[]>; readonly unreadable: readonly string[] } {
+    return { files: new Map([...this.files].map(([path, file]) => [path, file.objects])), unreadable: [...this.failed.keys()] };
+  }
 
   async start(): Promise<void> {
     const info = await stat(this.dir).catch((error: Error) => {
@@ -175,7 +202,7 @@ export class ManifestsDirectory {
       changed = true;
     }
     if (this.stopped) return;
-    if (changed || this.scans === 0) this.apply([...this.files.values()].flatMap((file) => file.objects));
+    if (changed || this.scans === 0) this.apply(this.objects());
     this.scans++;
   }
 }

@@ -12,6 +12,8 @@
 import path from 'node:path';
 import type { Logger } from '@foghorn/core';
 import type { ResolvedConnection } from './connection.js';
+import { isHubWorker } from './ipc.js';
+import { remoteBackend } from './remote.js';
 import { objectKey } from './resources.js';
 import type { KubeConnection, KubeObject, ObjectSink, ResourceSpec, Watch } from './types.js';
 import { resolveConnection, startWatch } from './watch.js';
@@ -33,6 +35,8 @@ export interface InformerSubscriber<T extends KubeObject = KubeObject> {
   remove(item: T): void;
   /** Called once, right after the first `replace` this subscriber gets. */
   synced?(): void;
+  /** The list+watch restarted (the lease's `restarts` went up). */
+  restarted?(): void;
 }
 
 /** A reference to a shared informer, held by one user (a plugin in one configuration). */
@@ -56,7 +60,33 @@ export interface InformerLease<T extends KubeObject = KubeObject> {
 export interface AcquireOptions extends StartWatchOptions {
   /** The plugin's logger (`c.log`); the informer logs through the first acquirer's logger. */
   readonly logger: Logger;
+  /**
+   * The plugin's name. Under `-workers` the watch runs in the primary (hub.ts), which cannot use
+   * a worker's logger: its lines read `plugin/NAME: `. Default `kube`.
+   */
+  readonly plugin?: string;
 }
+
+/** What plugins read of a resolved connection (for their `watching SERVER (SOURCE)` line). */
+export type ConnectionInfo = Pick<ResolvedConnection, 'server' | 'source'>;
+
+/**
+ * Where a registry's informers come from: this process's own list+watch (the default), or a
+ * `-workers` primary over IPC (remote.ts). Both deliver the same calls to the sink, in order.
+ */
+export interface InformerBackend {
+  /** Rejects with a `KubeConnectionError` when nothing usable is configured. */
+  connect(connection: KubeConnection, options: Pick<StartWatchOptions, 'env' | 'serviceAccountDir'>): Promise<ConnectionInfo>;
+  /** Starts one list+watch into `sink`; `resolved` is what `connect` gave for `connection`. */
+  watch(connection: KubeConnection, resolved: ConnectionInfo, resource: ResourceSpec, sink: ObjectSink, options: AcquireOptions): Promise<Watch>;
+}
+
+/** The informers of this process: resolve and watch here. */
+const localBackend: InformerBackend = {
+  connect: (connection, options) => resolveConnection(connection, options.env ?? process.env, options),
+  // `resolved` came from `connect` above, so it carries the client configuration.
+  watch: (_connection, resolved, resource, sink, options) => startWatch(resolved as ResolvedConnection, resource, sink, options),
+};
 
 /**
  * The identity of a connection: what the Corefile names, made absolute, plus what the implicit
@@ -173,6 +203,10 @@ class SharedInformer implements ObjectSink {
     this.fanOut((s) => s.remove(item));
   }
 
+  restarted(): void {
+    this.fanOut((s) => s.restarted?.());
+  }
+
   /** Every subscriber gets the call even if one throws; the first error goes on to the informer's log. */
   private fanOut(call: (subscriber: InformerSubscriber) => void): void {
     let failure: unknown;
@@ -193,18 +227,21 @@ class SharedInformer implements ObjectSink {
 export class InformerRegistry {
   private readonly informers = new Map<string, SharedInformer>();
   /** Resolved connections, kept while an informer uses them. */
-  private readonly connections = new Map<string, Promise<ResolvedConnection>>();
+  private readonly connections = new Map<string, Promise<ConnectionInfo>>();
+
+  /** `backend`: where the list+watches run; this process by default. */
+  constructor(private readonly backend: InformerBackend = localBackend) {}
 
   /**
    * Resolves `connection` once and keeps the result while an informer uses it. Rejects with a
    * `KubeConnectionError` when nothing usable is configured (not cached: a retry reads again).
    */
-  connect(connection: KubeConnection, options: Pick<StartWatchOptions, 'env' | 'serviceAccountDir'> = {}): Promise<ResolvedConnection> {
+  connect(connection: KubeConnection, options: Pick<StartWatchOptions, 'env' | 'serviceAccountDir'> = {}): Promise<ConnectionInfo> {
     const env = options.env ?? process.env;
     const id = connectionKey(connection, env, options.serviceAccountDir);
     let resolved = this.connections.get(id);
     if (!resolved) {
-      const attempt = resolveConnection(connection, env, options);
+      const attempt = this.backend.connect(connection, options);
       resolved = attempt;
       this.connections.set(id, attempt);
       attempt.catch(() => {
@@ -232,7 +269,7 @@ export class InformerRegistry {
     if (!shared) {
       const entry = new SharedInformer(key, connectionId, resource);
       entry.started = (async () => {
-        entry.watch = await startWatch(await this.connect(connection, options), resource, entry, options);
+        entry.watch = await this.backend.watch(connection, await this.connect(connection, options), resource, entry, options);
       })();
       entry.started.catch(() => {
         if (this.informers.get(key) === entry) this.forget(entry);
@@ -316,5 +353,5 @@ export const registryKey = '@foghorn/kube/informers';
  * every plugin of the server gets the same one: `informerRegistry(c)` in setup.
  */
 export function informerRegistry(c: { shared<T>(key: string, create: () => T): T }): InformerRegistry {
-  return c.shared(registryKey, () => new InformerRegistry());
+  return c.shared(registryKey, () => new InformerRegistry(isHubWorker() ? remoteBackend() : localBackend));
 }

@@ -36,6 +36,8 @@ export interface ObjectSink {
   upsert(item: KubeObject): void;
   /** An object was deleted. */
   remove(item: KubeObject): void;
+  /** The list+watch restarted (an error, a 410 relist): `Watch.restarts` went up by one. */
+  restarted?(): void;
 }
 
 /**

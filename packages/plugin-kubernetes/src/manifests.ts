@@ -8,14 +8,14 @@
  * content.
  */
 import type { Logger } from '@foghorn/core';
-import { ManifestsDirectory, mcsServiceNameLabel } from '@foghorn/kube';
-import type { KubeObject } from '@foghorn/kube';
+import { manifestsDirectory, mcsServiceNameLabel } from '@foghorn/kube';
+import type { KubeObject, Manifests } from '@foghorn/kube';
 import type { KubernetesOptions } from './options.js';
 import type { Source } from './source.js';
 import type { ClusterStore } from './store.js';
 
 export class ManifestsSource implements Source {
-  private readonly directory: ManifestsDirectory;
+  private readonly directory: Manifests;
 
   constructor(
     readonly dir: string,
@@ -24,7 +24,8 @@ export class ManifestsSource implements Source {
     log: Logger,
     debounceMs?: number,
   ) {
-    this.directory = new ManifestsDirectory(dir, (objects) => this.apply(objects), log, debounceMs === undefined ? {} : { debounceMs });
+    // Under -workers the primary reads the directory (@foghorn/kube's hub) and logs as plugin/kubernetes.
+    this.directory = manifestsDirectory(dir, (objects) => this.apply(objects), log, { plugin: 'kubernetes', ...(debounceMs === undefined ? {} : { debounceMs }) });
   }
 
   get synced(): boolean {

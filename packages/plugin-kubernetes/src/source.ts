@@ -80,7 +80,7 @@ export class KubeSource implements Source {
     try {
       for (const [, spec, sink] of watchedResources(this.options, this.store)) {
         const subscriber = { replace: sink.replace, upsert: (item: Parameters<ObjectSink['upsert']>[0]) => sink.upsert(item), remove: sink.remove, synced: () => this.checkSynced() };
-        this.leases.push(await this.informers.acquire(connection, spec, subscriber, { ...this.watchOptions, logger: this.log, env: this.env }));
+        this.leases.push(await this.informers.acquire(connection, spec, subscriber, { ...this.watchOptions, logger: this.log, plugin: 'kubernetes', env: this.env }));
       }
     } catch (error) {
       await this.stop();

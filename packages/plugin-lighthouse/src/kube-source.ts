@@ -77,7 +77,7 @@ export class KubeSource implements Source {
     try {
       for (const [resource, spec, sink] of watchedResources(this.store)) {
         const checked = checkedSink(this.problems, `${spec.plural}.${spec.version}.${spec.group}`, resource, sink);
-        this.leases.push([resource, await this.informers.acquire(this.connection, spec, checked, { ...this.watchOptions, logger: this.log, env: this.env })]);
+        this.leases.push([resource, await this.informers.acquire(this.connection, spec, checked, { ...this.watchOptions, logger: this.log, plugin: 'lighthouse', env: this.env })]);
       }
     } catch (error) {
       await this.stop();

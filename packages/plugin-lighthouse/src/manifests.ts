@@ -8,8 +8,8 @@
  * half-written save does not wipe services).
  */
 import type { Logger } from '@foghorn/core';
-import { managedByLabel, ManifestsDirectory } from '@foghorn/kube';
-import type { KubeObject } from '@foghorn/kube';
+import { managedByLabel, manifestsDirectory } from '@foghorn/kube';
+import type { KubeObject, Manifests } from '@foghorn/kube';
 import { ProblemLog } from './problems.js';
 import type { Source } from './source.js';
 import type { ResourceName, ServiceStore } from './store.js';
@@ -23,7 +23,7 @@ export interface ManifestsOptions {
 const managedByValue = 'lighthouse-agent.submariner.io';
 
 export class ManifestsSource implements Source {
-  private readonly directory: ManifestsDirectory;
+  private readonly directory: Manifests;
 
   constructor(
     readonly dir: string,
@@ -32,7 +32,10 @@ export class ManifestsSource implements Source {
     options: ManifestsOptions = {},
   ) {
     const problems = options.problems ?? new ProblemLog(log);
-    this.directory = new ManifestsDirectory(dir, (objects) => this.apply(objects), log, {
+    // Under -workers the primary reads the directory (@foghorn/kube's hub) and logs as
+    // plugin/lighthouse; the file callbacks reach one worker, so each problem is logged and counted once.
+    this.directory = manifestsDirectory(dir, (objects) => this.apply(objects), log, {
+      plugin: 'lighthouse',
       ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
       onFile: (path, objects) => problems.replace(`manifests: ${path}`, resourcesOf(objects)),
       onRemoved: (path) => problems.replace(`manifests: ${path}`, []),

@@ -1,0 +1,284 @@
+/**
+ * The primary's side of `-workers`: one {@link InformerRegistry} and one set of manifests
+ * directories for every worker, so the API server sees the watches of one process whatever the
+ * number of workers. A worker's informer (remote.ts) is one reference here, held until the worker
+ * releases it or exits; the hub forwards each informer's calls to every worker holding it, in
+ * order, as JSON over the worker's IPC channel.
+ *
+ * Cost: an event is serialized once per worker that holds the informer and parsed once there; a
+ * relist's `replace` carries the whole list (see bench/informer-hub.ts for the figures).
+ */
+import type { Logger } from '@foghorn/core';
+import { isOurs, toWire } from './ipc.js';
+import type { Envelope, FromHub, ToHub } from './ipc.js';
+import { ManifestsDirectory } from './manifests.js';
+import { InformerRegistry } from './registry.js';
+import type { InformerLease } from './registry.js';
+import type { KubeObject } from './types.js';
+
+/** A forked worker: `cluster.Worker` and `child_process.ChildProcess` both fit. */
+export interface HubWorker {
+  send(message: unknown, callback?: (error: Error | null) => void): boolean;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+  on(event: 'exit', listener: () => void): unknown;
+}
+
+export interface InformerHubOptions {
+  /** The primary's logger; watch and manifests failures are logged as `plugin/NAME: ` of the plugin that asked. */
+  readonly logger: Logger;
+}
+
+export interface InformerHub {
+  /** Serves `worker`'s informers and manifests until it exits. */
+  attach(worker: HubWorker): void;
+  /** Drops every worker's references: watches stop, directories close. */
+  close(): Promise<void>;
+  /** The hub's registry, for tests and debugging (`list()`). */
+  readonly registry: InformerRegistry;
+}
+
+/** A worker whose channel closed is about to exit: a failed send is not news. */
+const ignoreSendError = (): void => {};
+
+/** One subscription of a worker to a shared manifests directory. */
+interface Subscription {
+  readonly link: WorkerLink;
+  readonly id: number;
+  /** Wants onFile, onRemoved and onUnreadable. */
+  readonly report: boolean;
+  /** Got its `manifests-started`: later scans reach it as they happen. */
+  started: boolean;
+}
+
+/** One directory read by the primary for every worker that opened it (same path, plugin and debounce). */
+class SharedDirectory {
+  readonly subscriptions: Subscription[] = [];
+  /** The one subscription told about files (the first that asked, still open). */
+  reporter: Subscription | undefined;
+  readonly directory: ManifestsDirectory;
+  readonly started: Promise<void>;
+
+  constructor(
+    readonly key: string,
+    dir: string,
+    logger: Logger,
+    debounceMs: number | null,
+  ) {
+    this.directory = new ManifestsDirectory(dir, (objects) => this.applied(objects), logger, {
+      ...(debounceMs !== null ? { debounceMs } : {}),
+      onFile: (path, objects) => this.toReporter({ type: 'manifests-file', id: 0, path, objects }),
+      onRemoved: (path) => this.toReporter({ type: 'manifests-removed', id: 0, path }),
+      onUnreadable: (path) => this.toReporter({ type: 'manifests-unreadable', id: 0, path }),
+    });
+    this.started = this.directory.start();
+  }
+
+  add(subscription: Subscription): void {
+    this.subscriptions.push(subscription);
+    if (!this.reporter && subscription.report) this.promote(subscription);
+  }
+
+  /** Removes `subscription`; a new reporter is told the directory's current files. */
+  remove(subscription: Subscription): void {
+    const at = this.subscriptions.indexOf(subscription);
+    if (at >= 0) this.subscriptions.splice(at, 1);
+    if (this.reporter !== subscription) return;
+    this.reporter = undefined;
+    const next = this.subscriptions.find((s) => s.report);
+    if (next) this.promote(next);
+  }
+
+  /** Sends the current list to a subscription that joined after the first scan, and starts it. */
+  catchUp(subscription: Subscription): void {
+    const { directory } = this;
+    subscription.link.send({ type: 'manifests-apply', id: subscription.id, objects: directory.objects(), watchRestarts: directory.watchRestarts });
+    subscription.started = true;
+    subscription.link.send({ type: 'manifests-started', id: subscription.id });
+  }
+
+  /**
+   * The reporter's files (and metrics) must reflect the directory: a reporter that takes over
+   * after the first scan hears of every current file, as a fresh process would.
+   */
+  private promote(subscription: Subscription): void {
+    this.reporter = subscription;
+    if (this.directory.scans === 0) return;
+    const { files, unreadable } = this.directory.contents();
+    for (const [path, objects] of files) subscription.link.send({ type: 'manifests-file', id: subscription.id, path, objects });
+    for (const path of unreadable) subscription.link.send({ type: 'manifests-unreadable', id: subscription.id, path });
+  }
+
+  private toReporter(message: FromHub & { id: 0 }): void {
+    const reporter = this.reporter;
+    if (reporter) reporter.link.send({ ...message, id: reporter.id });
+  }
+
+  private applied(objects: readonly KubeObject[]): void {
+    const watchRestarts = this.directory.watchRestarts;
+    for (const s of this.subscriptions) {
+      // One that joined during the first scan gets it here, and its `manifests-started` after.
+      s.link.send({ type: 'manifests-apply', id: s.id, objects, watchRestarts });
+    }
+  }
+}
+
+/** One attached worker: its leases and directories, dropped when it exits. */
+class WorkerLink {
+  /** Informer streams by the worker's id; undefined once the acquire failed. */
+  readonly leases = new Map<number, Promise<InformerLease | undefined>>();
+  readonly directories = new Map<number, [SharedDirectory, Subscription]>();
+  gone = false;
+
+  constructor(private readonly worker: HubWorker) {}
+
+  send(message: FromHub): void {
+    if (this.gone) return;
+    const envelope: Envelope<FromHub> = { foghorn: 'kube', ...message };
+    this.worker.send(envelope, ignoreSendError);
+  }
+}
+
+export function startInformerHub(options: InformerHubOptions): InformerHub {
+  const registry = new InformerRegistry();
+  const directories = new Map<string, SharedDirectory>();
+  const links = new Set<WorkerLink>();
+  const loggers = new Map<string, Logger>();
+  let closed = false;
+  const loggerFor = (plugin: string): Logger => {
+    let logger = loggers.get(plugin);
+    if (!logger) loggers.set(plugin, (logger = options.logger.forPlugin(plugin)));
+    return logger;
+  };
+
+  async function release(link: WorkerLink, id: number): Promise<void> {
+    const lease = link.leases.get(id);
+    link.leases.delete(id);
+    await (await lease)?.release();
+  }
+
+  async function closeDirectory(link: WorkerLink, id: number): Promise<void> {
+    const entry = link.directories.get(id);
+    if (!entry) return;
+    link.directories.delete(id);
+    const [shared, subscription] = entry;
+    shared.remove(subscription);
+    if (shared.subscriptions.length > 0) return;
+    if (directories.get(shared.key) === shared) directories.delete(shared.key);
+    await shared.directory.stop();
+  }
+
+  async function openDirectory(link: WorkerLink, message: ToHub & { type: 'manifests-open' }): Promise<void> {
+    const key = JSON.stringify([message.dir, message.plugin, message.debounceMs]);
+    let shared = directories.get(key);
+    if (!shared) {
+      shared = new SharedDirectory(key, message.dir, loggerFor(message.plugin), message.debounceMs);
+      directories.set(key, shared);
+    }
+    const subscription: Subscription = { link, id: message.id, report: message.report, started: false };
+    // After the first scan's apply (which a subscription added now would miss): catch up.
+    const wasStarted = shared.directory.scans > 0;
+    shared.add(subscription);
+    link.directories.set(message.id, [shared, subscription]);
+    if (wasStarted) {
+      shared.catchUp(subscription);
+      return;
+    }
+    try {
+      await shared.started;
+    } catch (error) {
+      link.directories.delete(message.id);
+      shared.remove(subscription);
+      if (directories.get(key) === shared) directories.delete(key);
+      link.send({ type: 'manifests-started', id: message.id, error: toWire(error) });
+      return;
+    }
+    if (subscription.started || !link.directories.has(message.id)) return;
+    subscription.started = true;
+    link.send({ type: 'manifests-started', id: message.id });
+  }
+
+  async function receive(link: WorkerLink, message: ToHub): Promise<void> {
+    switch (message.type) {
+      case 'connect': {
+        const { env, serviceAccountDir } = message.options;
+        try {
+          const resolved = await registry.connect(message.connection, { ...(env ? { env } : {}), ...(serviceAccountDir !== undefined ? { serviceAccountDir } : {}) });
+          link.send({ type: 'connected', id: message.id, server: resolved.server, source: resolved.source });
+        } catch (error) {
+          link.send({ type: 'connected', id: message.id, error: toWire(error) });
+        }
+        return;
+      }
+      case 'acquire': {
+        const { id } = message;
+        const acquired = registry
+          .acquire(
+            message.connection,
+            message.resource,
+            {
+              replace: (items) => link.send({ type: 'replace', id, items }),
+              upsert: (item) => link.send({ type: 'upsert', id, item }),
+              remove: (item) => link.send({ type: 'remove', id, item }),
+              restarted: () => link.send({ type: 'restarted', id }),
+            },
+            { ...message.options, logger: loggerFor(message.plugin) },
+          )
+          .then(
+            (lease) => {
+              link.send({ type: 'acquired', id });
+              return lease;
+            },
+            (error: unknown) => {
+              link.send({ type: 'acquired', id, error: toWire(error) });
+              return undefined;
+            },
+          );
+        // A worker that exits while this is pending: detach releases the lease once acquired.
+        link.leases.set(id, acquired);
+        return;
+      }
+      case 'release':
+        await release(link, message.id);
+        link.send({ type: 'released', id: message.id });
+        return;
+      case 'manifests-open':
+        await openDirectory(link, message);
+        return;
+      case 'manifests-scan': {
+        const entry = link.directories.get(message.id);
+        await entry?.[0].directory.scan().catch(() => {});
+        link.send({ type: 'manifests-scanned', id: message.id });
+        return;
+      }
+      case 'manifests-close':
+        await closeDirectory(link, message.id);
+        link.send({ type: 'manifests-closed', id: message.id });
+        return;
+    }
+  }
+
+  async function detach(link: WorkerLink): Promise<void> {
+    link.gone = true;
+    links.delete(link);
+    await Promise.all([...[...link.leases.keys()].map((id) => release(link, id)), ...[...link.directories.keys()].map((id) => closeDirectory(link, id))]);
+  }
+
+  return {
+    registry,
+    attach(worker) {
+      const link = new WorkerLink(worker);
+      links.add(link);
+      worker.on('message', (message) => {
+        if (closed || !isOurs<ToHub>(message)) return;
+        receive(link, message).catch((error: Error) => options.logger.error(`kube hub: ${message.type}: ${error.message}`));
+      });
+      worker.on('exit', () => {
+        detach(link).catch((error: Error) => options.logger.error(`kube hub: dropping an exited worker: ${error.message}`));
+      });
+    },
+    async close() {
+      closed = true;
+      await Promise.all([...links].map((link) => detach(link)));
+    },
+  };
+}
