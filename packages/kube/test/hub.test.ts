@@ -1,0 +1,232 @@
+/**
+ * `-workers`: the primary's informer hub and real forked workers (fixtures/hub-worker.ts) that
+ * build their registry and manifests directories as plugins do, against the test API server.
+ * The API server must see one process's watches whatever the number of workers; every worker
+ * must see every event, in order; a worker's exit drops its references.
+ */
+import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { captureLog, eventually } from '@foghorn/testkit';
+import { makeTempDir, startKubeApiServer } from '@foghorn/testkit/kube';
+import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
+import { hubEnvironmentVariable, InformerRegistry, isHubWorker, ManifestsDirectory, manifestsDirectory, servicesResource, startInformerHub } from '../src/index.js';
+import type { InformerHub } from '../src/index.js';
+import type { Command, Report } from './fixtures/hub-worker.js';
+
+const workerScript = fileURLToPath(new URL('./fixtures/hub-worker.js', import.meta.url));
+const fast = { backoffInitialMs: 10, backoffMaxMs: 80, watchTimeoutSeconds: 30, watchdogMs: 5000, env: {} } as const;
+
+type Failure = NonNullable<(Report & { test: 'done' })['error']>;
+
+/** A forked worker and what it reported, by ref. */
+class TestWorker {
+  private readonly events = new Map<string, string[]>();
+  private readonly waiting = new Map<string, (report: Report & { test: 'done' }) => void>();
+
+  constructor(readonly child: ChildProcess) {
+    child.on('message', (message: Report) => {
+      if (message.test === 'event') {
+        let list = this.events.get(message.ref);
+        if (!list) this.events.set(message.ref, (list = []));
+        list.push(message.event);
+      } else if (message.test === 'done') {
+        this.waiting.get(message.ref)?.(message);
+      }
+    });
+  }
+
+  /** What the worker's subscriber or directory `ref` was told, in order; `log` for its log lines. */
+  seen(ref: string): string[] {
+    return this.events.get(ref) ?? [];
+  }
+
+  /** Runs `command`; resolves with its value, rejects with the worker's error as it reported it. */
+  async run(command: Command): Promise<unknown> {
+    const report = await new Promise<Report & { test: 'done' }>((resolve) => {
+      this.waiting.set(command.ref, resolve);
+      this.child.send(command);
+    });
+    this.waiting.delete(command.ref);
+    if (report.error) throw Object.assign(new Error(report.error.message), report.error);
+    return report.value;
+  }
+
+  async failure(command: Command): Promise<Failure> {
+    const error = await this.run(command).then(
+      () => assert.fail(`${command.test} ${command.ref} succeeded`),
+      (e: Failure) => e,
+    );
+    return { name: error.name, message: error.message, kubeConnectionError: error.kubeConnectionError };
+  }
+
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = once(this.child, 'exit');
+    this.child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** Forks a worker (with the hub's variable unless `hub` is false) and attaches it to `hub`. */
+async function startWorker(t: TestContext, hub: InformerHub, useHub = true): Promise<TestWorker> {
+  const env = { ...process.env, [hubEnvironmentVariable]: useHub ? '1' : '' };
+  const child = fork(workerScript, [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  hub.attach(child);
+  const worker = new TestWorker(child);
+  t.after(() => worker.kill());
+  const [ready] = (await once(child, 'message')) as [Report & { test: 'ready' }];
+  assert.equal(ready.hub, useHub, 'the worker knows whether it uses the hub');
+  return worker;
+}
+
+function startHub(t: TestContext): { hub: InformerHub; lines: string[] } {
+  const { logger, lines } = captureLog();
+  const hub = startInformerHub({ logger });
+  t.after(() => hub.close());
+  return { hub, lines };
+}
+
+async function apiServer(t: TestContext): Promise<KubeApiServer> {
+  const api = await startKubeApiServer();
+  t.after(() => api.close());
+  return api;
+}
+
+function service(name: string, clusterIP = '10.0.0.1'): ApiObject {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { clusterIP, ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } };
+}
+
+function acquire(ref: string, api: KubeApiServer, plugin = 'kubernetes'): Command {
+  return { test: 'acquire', ref, connection: { endpoint: api.url }, resource: servicesResource(), options: { ...fast, plugin } };
+}
+
+const hubUsers = (hub: InformerHub): [string, number][] => hub.registry.list().map((i) => [i.resource.plural, i.users]);
+
+test('two workers share one list and one watch; every event reaches each of their subscribers in order', async (t) => {
+  const api = await apiServer(t);
+  api.apply(service('a'));
+  const { hub, lines } = startHub(t);
+  const [one, two] = await Promise.all([startWorker(t, hub), startWorker(t, hub)]);
+  await Promise.all([one.run(acquire('first', api)), two.run(acquire('first', api))]);
+  // A second lease in one worker shares that worker's stream: still one reference in the hub.
+  await one.run(acquire('second', api));
+  const expected = ['replace a', 'synced'];
+  await eventually(() => [one.seen('first'), one.seen('second'), two.seen('first')].every((seen) => seen.length === 2), 3000, 'the first list in every subscriber');
+  for (const seen of [one.seen('first'), one.seen('second'), two.seen('first')]) assert.deepEqual(seen, expected);
+  api.apply(service('b'));
+  api.apply(service('a', '10.0.0.2'));
+  api.delete(service('b'));
+  await eventually(() => [one.seen('first'), one.seen('second'), two.seen('first')].every((seen) => seen.length === 5), 3000, 'three events everywhere');
+  for (const seen of [one.seen('first'), one.seen('second'), two.seen('first')]) assert.deepEqual(seen, [...expected, 'add b', 'update a', 'delete b']);
+  assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 1 });
+  assert.deepEqual(api.requestCounts('watch'), { '/api/v1/services': 1 });
+  assert.deepEqual(hubUsers(hub), [['services', 2]]);
+  assert.deepEqual(await one.run({ test: 'state', ref: 'second' }), { synced: true, restarts: 0, objects: ['default/a'], informers: [['services', 2]] });
+
+  // A restart in the primary reaches the workers' leases, and is logged once, by the primary, as the plugin.
+  api.errorWatches(500);
+  await eventually(async () => ((await two.run({ test: 'state', ref: 'first' })) as { restarts: number }).restarts >= 1, 3000, 'the restart in a worker');
+  await eventually(() => lines.some((line) => line.startsWith('[WARNING] plugin/kubernetes: watch ')), 3000, "the primary's warning");
+  assert.deepEqual([...one.seen('log'), ...two.seen('log')], [], 'workers log nothing of the watch');
+
+  // Releasing in a worker drops its reference; the last one stops the watch.
+  await Promise.all([one.run({ test: 'release', ref: 'first' }), two.run({ test: 'release', ref: 'first' })]);
+  assert.deepEqual(hubUsers(hub), [['services', 1]]);
+  await one.run({ test: 'release', ref: 'second' });
+  assert.deepEqual(hubUsers(hub), []);
+  await eventually(() => api.watchCount === 0, 3000, 'the watch to close');
+});
+
+test("a worker that exits drops its references; the last one's exit stops the watch", async (t) => {
+  const api = await apiServer(t);
+  api.apply(service('a'));
+  const { hub } = startHub(t);
+  const [one, two] = await Promise.all([startWorker(t, hub), startWorker(t, hub)]);
+  await Promise.all([one.run(acquire('svc', api)), two.run(acquire('svc', api))]);
+  await eventually(() => api.watchCount === 1 && two.seen('svc').includes('synced'), 3000, 'the watch');
+  await one.kill();
+  await eventually(() => hubUsers(hub)[0]?.[1] === 1, 3000, "the dead worker's reference to go");
+  api.apply(service('c'));
+  await eventually(() => two.seen('svc').includes('add c'), 3000, 'the event in the surviving worker');
+  assert.equal(api.watchCount, 1);
+  await two.kill();
+  await eventually(() => hubUsers(hub).length === 0 && api.watchCount === 0, 3000, 'the watch to stop');
+  assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 1 });
+});
+
+test('connection errors and bad options reach the worker as the same error; a worker without the variable watches itself', async (t) => {
+  const api = await apiServer(t);
+  const { hub } = startHub(t);
+  const worker = await startWorker(t, hub);
+  const bad = { endpoint: 'ftp://x' };
+  const local = (await new InformerRegistry().connect(bad).catch((error: Error) => error)) as Error;
+  const expected = { name: 'KubeConnectionError', message: local.message, kubeConnectionError: true };
+  assert.deepEqual(await worker.failure({ test: 'connect', ref: 'c', connection: bad }), expected);
+  assert.deepEqual(await worker.failure({ test: 'acquire', ref: 'a', connection: bad, resource: servicesResource(), options: fast }), expected);
+  assert.deepEqual(await worker.failure({ test: 'acquire', ref: 'b', connection: { endpoint: api.url }, resource: servicesResource(), options: { ...fast, backoffInitialMs: -1 } }), {
+    name: 'RangeError',
+    message: 'backoffInitialMs must be a positive number, got -1',
+    kubeConnectionError: false,
+  });
+  assert.deepEqual(await worker.run({ test: 'connect', ref: 'c', connection: { endpoint: api.url } }), { server: api.url, source: 'endpoint' });
+  assert.deepEqual(hubUsers(hub), []);
+  assert.equal(api.requestCounts('list')['/api/v1/services'], undefined, 'nothing was listed');
+
+  // Without FOGHORN_INFORMER_HUB a forked process is a whole server: it lists and watches itself.
+  const alone = await startWorker(t, hub, false);
+  await alone.run(acquire('svc', api));
+  await eventually(() => alone.seen('svc').includes('synced') && api.watchCount === 1, 3000, "the worker's own watch");
+  assert.deepEqual(hubUsers(hub), []);
+});
+
+test('one process (no hub variable, no IPC channel) keeps its own manifests directory', () => {
+  assert.equal(isHubWorker(), false);
+  assert.ok(manifestsDirectory('.', () => {}, captureLog().logger) instanceof ManifestsDirectory);
+});
+
+test('manifests: the primary reads the directory once for every worker; one worker hears of files; a bad file is logged once', async (t) => {
+  const dir = makeTempDir('foghorn-hub-');
+  t.after(() => dir.remove());
+  const file = (name: string): string => join(dir.path, name);
+  const write = (name: string, text: string): void => {
+    writeFileSync(`${file(name)}.tmp`, text);
+    renameSync(`${file(name)}.tmp`, file(name));
+  };
+  const ns = (name: string): string => `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${name}}\n`;
+  write('a.yaml', ns('a'));
+  const { hub, lines } = startHub(t);
+  const [one, two] = [await startWorker(t, hub), await startWorker(t, hub)];
+  assert.deepEqual(await one.run({ test: 'manifests', ref: 'm', dir: dir.path, report: true }), { synced: true, scans: 1 });
+  assert.deepEqual(await two.run({ test: 'manifests', ref: 'm', dir: dir.path, report: true }), { synced: true, scans: 1 });
+  assert.deepEqual(one.seen('m'), [`file ${file('a.yaml')} a`, 'apply a']);
+  assert.deepEqual(two.seen('m'), ['apply a'], 'every worker gets the objects, one hears of the files');
+
+  write('b.yaml', 'a: [b');
+  await eventually(() => one.seen('m').includes(`unreadable ${file('b.yaml')}`), 3000, 'the bad file');
+  write('c.yaml', ns('c'));
+  await eventually(() => two.seen('m').includes('apply a,c'), 3000, 'the new file in the second worker');
+  await eventually(() => one.seen('m').includes('apply a,c'), 3000, 'the new file in the first worker');
+  assert.deepEqual(one.seen('m').slice(2), [`unreadable ${file('b.yaml')}`, `file ${file('c.yaml')} c`, 'apply a,c']);
+  assert.deepEqual(two.seen('m'), ['apply a', 'apply a,c']);
+  const logged = lines.filter((line) => line.includes('b.yaml'));
+  assert.equal(logged.length, 1, 'the bad file is logged once, by the primary');
+  assert.match(logged[0]!, /^\[WARNING\] plugin\/lighthouse: manifests: .*b\.yaml: /);
+  assert.deepEqual([...one.seen('log'), ...two.seen('log')], [], 'workers log nothing of the directory');
+
+  // The reporter exits: the other worker takes over and hears of every current file.
+  await one.kill();
+  await eventually(() => two.seen('m').length === 5, 3000, 'the current files in the new reporter');
+  assert.deepEqual(two.seen('m').slice(2), [`file ${file('a.yaml')} a`, `file ${file('c.yaml')} c`, `unreadable ${file('b.yaml')}`]);
+  write('a.yaml', ns('a2'));
+  await eventually(() => two.seen('m').includes('apply a2,c'), 3000, 'an edit after the takeover');
+  assert.deepEqual(two.seen('m').slice(5), [`file ${file('a.yaml')} a2`, 'apply a2,c']);
+  await two.run({ test: 'close', ref: 'm' });
+  await assert.rejects(two.run({ test: 'manifests', ref: 'x', dir: file('missing'), report: false }), /^Error: manifests directory '.*missing': ENOENT/);
+});
