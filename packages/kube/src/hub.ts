@@ -9,7 +9,7 @@
  * relist's `replace` carries the whole list (see bench/informer-hub.ts for the figures).
  */
 import type { Logger } from '@foghorn/core';
-import { isOurs, toWire } from './ipc.js';
+import { isOurs, listChunk, toWire } from './ipc.js';
 import type { Envelope, FromHub, ToHub } from './ipc.js';
 import { ManifestsDirectory } from './manifests.js';
 import { InformerRegistry } from './registry.js';
@@ -66,7 +66,7 @@ class SharedDirectory {
   ) {
     this.directory = new ManifestsDirectory(dir, (objects) => this.applied(objects), logger, {
       ...(debounceMs !== null ? { debounceMs } : {}),
-      onFile: (path, objects) => this.toReporter({ type: 'manifests-file', id: 0, path, objects }),
+      onFile: (path, items) => this.toReporter({ type: 'manifests-file', id: 0, path, items }),
       onRemoved: (path) => this.toReporter({ type: 'manifests-removed', id: 0, path }),
       onUnreadable: (path) => this.toReporter({ type: 'manifests-unreadable', id: 0, path }),
     });
@@ -91,7 +91,7 @@ class SharedDirectory {
   /** Sends the current list to a subscription that joined after the first scan, and starts it. */
   catchUp(subscription: Subscription): void {
     const { directory } = this;
-    subscription.link.send({ type: 'manifests-apply', id: subscription.id, objects: directory.objects(), watchRestarts: directory.watchRestarts });
+    subscription.link.send({ type: 'manifests-apply', id: subscription.id, items: directory.objects(), watchRestarts: directory.watchRestarts });
     subscription.started = true;
     subscription.link.send({ type: 'manifests-started', id: subscription.id });
   }
@@ -104,7 +104,7 @@ class SharedDirectory {
     this.reporter = subscription;
     if (this.directory.scans === 0) return;
     const { files, unreadable } = this.directory.contents();
-    for (const [path, objects] of files) subscription.link.send({ type: 'manifests-file', id: subscription.id, path, objects });
+    for (const [path, items] of files) subscription.link.send({ type: 'manifests-file', id: subscription.id, path, items });
     for (const path of unreadable) subscription.link.send({ type: 'manifests-unreadable', id: subscription.id, path });
   }
 
@@ -117,7 +117,7 @@ class SharedDirectory {
     const watchRestarts = this.directory.watchRestarts;
     for (const s of this.subscriptions) {
       // One that joined during the first scan gets it here, and its `manifests-started` after.
-      s.link.send({ type: 'manifests-apply', id: s.id, objects, watchRestarts });
+      s.link.send({ type: 'manifests-apply', id: s.id, items: objects, watchRestarts });
     }
   }
 }
@@ -133,6 +133,17 @@ class WorkerLink {
 
   send(message: FromHub): void {
     if (this.gone) return;
+    if ('items' in message && message.items.length > listChunk) {
+      const { items } = message;
+      const last = items.length - ((items.length - 1) % listChunk) - 1;
+      for (let at = 0; at < last; at += listChunk) this.post({ type: 'part', id: message.id, items: items.slice(at, at + listChunk) });
+      this.post({ ...message, items: items.slice(last) });
+      return;
+    }
+    this.post(message);
+  }
+
+  private post(message: FromHub): void {
     const envelope: Envelope<FromHub> = { foghorn: 'kube', ...message };
     this.worker.send(envelope, ignoreSendError);
   }

@@ -68,6 +68,8 @@ export type ToHub =
 
 /** Primary to worker. */
 export type FromHub =
+  /** The first items of the next message of this stream that carries `items` (see {@link listChunk}). */
+  | { readonly type: 'part'; readonly id: number; readonly items: readonly KubeObject[] }
   | { readonly type: 'connected'; readonly id: number; readonly server?: string; readonly source?: string; readonly error?: WireError }
   | { readonly type: 'acquired'; readonly id: number; readonly error?: WireError }
   | { readonly type: 'replace'; readonly id: number; readonly items: readonly KubeObject[] }
@@ -76,14 +78,22 @@ export type FromHub =
   | { readonly type: 'restarted'; readonly id: number }
   | { readonly type: 'released'; readonly id: number }
   /** A scan's complete list (every worker of the directory). */
-  | { readonly type: 'manifests-apply'; readonly id: number; readonly objects: readonly KubeObject[]; readonly watchRestarts: number }
+  | { readonly type: 'manifests-apply'; readonly id: number; readonly items: readonly KubeObject[]; readonly watchRestarts: number }
   /** What `onFile`, `onRemoved` and `onUnreadable` report: to one worker per directory only. */
-  | { readonly type: 'manifests-file'; readonly id: number; readonly path: string; readonly objects: readonly KubeObject[] }
+  | { readonly type: 'manifests-file'; readonly id: number; readonly path: string; readonly items: readonly KubeObject[] }
   | { readonly type: 'manifests-removed'; readonly id: number; readonly path: string }
   | { readonly type: 'manifests-unreadable'; readonly id: number; readonly path: string }
   | { readonly type: 'manifests-started'; readonly id: number; readonly error?: WireError }
   | { readonly type: 'manifests-scanned'; readonly id: number }
   | { readonly type: 'manifests-closed'; readonly id: number };
+
+/**
+ * Items per message: a longer list (a relist, a scan, a big file) goes as `part` messages and
+ * then its own. Each message is serialized and parsed in one piece, blocking its process's event
+ * loop meanwhile; chunks as large as the informer's list pages (500) keep a worker answering
+ * queries between them, as a process that lists for itself does between pages.
+ */
+export const listChunk = 500;
 
 /** What goes on the channel: a message of ours inside the envelope. */
 export type Envelope<M> = M & { readonly foghorn: 'kube' };

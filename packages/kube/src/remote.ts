@@ -27,9 +27,25 @@ const ignoreSendError = (): void => {};
 class HubChannel {
   private nextId = 1;
   private readonly streams = new Map<number, Handler>();
+  /** The `part`s of a long list, by stream, until the message they begin. */
+  private readonly parts = new Map<number, KubeObject[]>();
   private readonly onMessage = (message: unknown): void => {
     if (!isOurs<FromHub>(message)) return;
-    this.streams.get(message.id)?.(message);
+    const { id } = message;
+    if (message.type === 'part') {
+      const list = this.parts.get(id);
+      if (list) for (const item of message.items) list.push(item);
+      else this.parts.set(id, message.items as KubeObject[]);
+      return;
+    }
+    const begun = this.parts.get(id);
+    if (begun && 'items' in message) {
+      this.parts.delete(id);
+      for (const item of message.items) begun.push(item);
+      this.streams.get(id)?.({ ...message, items: begun });
+      return;
+    }
+    this.streams.get(id)?.(message);
   };
 
   open(handler: Handler): number {
@@ -40,6 +56,7 @@ class HubChannel {
   }
 
   close(id: number): void {
+    this.parts.delete(id);
     if (!this.streams.delete(id)) return;
     if (this.streams.size === 0) process.off('message', this.onMessage);
   }
@@ -216,11 +233,11 @@ export class RemoteManifestsDirectory implements Manifests {
     switch (message.type) {
       case 'manifests-apply':
         this.watchRestarts = message.watchRestarts;
-        this.apply(message.objects);
+        this.apply(message.items);
         this.scans++;
         break;
       case 'manifests-file':
-        this.options.onFile?.(message.path, message.objects);
+        this.options.onFile?.(message.path, message.items);
         break;
       case 'manifests-removed':
         this.options.onRemoved?.(message.path);
