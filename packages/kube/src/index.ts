@@ -1,7 +1,7 @@
 /**
  * `@foghorn/kube`: the Kubernetes client every Foghorn plugin shares. Importing it is cheap:
  * @kubernetes/client-node loads on the first connection resolved, so a Corefile that never
- * talks to a cluster never loads it.
+ * talks to a cluster never loads it (nor does a `-workers` worker: its primary resolves).
  *
  * Wiring, for a plugin's setup:
  *
@@ -12,7 +12,7 @@
  * c.onStartup(async () => {
  *   // Throws KubeConnectionError when no connection is configured (a startup error);
  *   // never throws for API server trouble: the informer retries in the background.
- *   lease = await informers.acquire({ endpoint }, endpointSlicesResource(), subscriber, { logger: c.log });
+ *   lease = await informers.acquire({ endpoint }, endpointSlicesResource(), subscriber, { logger: c.log, plugin: 'myplugin' });
  * });
  * c.reportReadiness(() => lease?.synced ?? false);
  * c.onShutdown(() => lease?.release());
@@ -31,6 +31,16 @@
  *   every `backoffMaxMs`.
  * - `InformerRegistry.acquire(...)`: the same informer, shared by everyone asking for the same
  *   connection, resource and selectors, and reference-counted.
+ * - `manifestsDirectory(dir, apply, log, options)`: a watched directory of YAML/JSON manifests
+ *   whose every scan hands `apply` the complete list (a relist's shape), for cluster-less sources.
+ *
+ * `-workers N` (hub.ts, remote.ts): the primary calls `startInformerHub({ logger })` and
+ * `attach(worker)` for each forked worker, whose environment has `FOGHORN_INFORMER_HUB=1`. In
+ * such a worker `informerRegistry(c)` and `manifestsDirectory(...)` return the same interfaces
+ * backed by the primary over IPC: one list+watch (and one directory reader) for all workers,
+ * the same calls in the same order in each, errors (`KubeConnectionError`, bad options) rethrown
+ * as the same class. The primary logs watch and file failures once, as `plugin/NAME: ` of the
+ * `plugin` option. In one process nothing of this runs.
  * @module
  */
 export { defaultServiceAccountDir, KubeConnectionError } from './types.js';
