@@ -161,10 +161,35 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
     return logger;
   };
 
+  /**
+   * Worker streams per informer, in acquire order. The first leads the informer's reports: the
+   * workers run one Corefile, so any of them reports what one process would.
+   */
+  const streams = new Map<string, { readonly link: WorkerLink; readonly id: number }[]>();
+
+  function join(key: string, link: WorkerLink, id: number): void {
+    let list = streams.get(key);
+    if (!list) streams.set(key, (list = []));
+    list.push({ link, id });
+    if (list.length === 1) link.send({ type: 'lead', id });
+  }
+
+  function leave(key: string, link: WorkerLink, id: number): void {
+    const list = streams.get(key);
+    const at = list?.findIndex((s) => s.link === link && s.id === id) ?? -1;
+    if (!list || at < 0) return;
+    list.splice(at, 1);
+    if (list.length === 0) streams.delete(key);
+    else if (at === 0) list[0]!.link.send({ type: 'lead', id: list[0]!.id });
+  }
+
   async function release(link: WorkerLink, id: number): Promise<void> {
-    const lease = link.leases.get(id);
+    const pending = link.leases.get(id);
     link.leases.delete(id);
-    await (await lease)?.release();
+    const lease = await pending;
+    if (!lease) return;
+    leave(lease.key, link, id);
+    await lease.release();
   }
 
   async function closeDirectory(link: WorkerLink, id: number): Promise<void> {
@@ -237,6 +262,7 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
           .then(
             (lease) => {
               link.send({ type: 'acquired', id });
+              join(lease.key, link, id);
               return lease;
             },
             (error: unknown) => {

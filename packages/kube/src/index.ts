@@ -50,7 +50,7 @@ export type { StartWatchOptions } from './watch.js';
 export type { ConnectionSource, ResolvedConnection, ResolveOptions } from './connection.js';
 export type { InformerOptions } from './informer.js';
 export { connectionKey, informerKey, InformerRegistry, informerRegistry, registryKey } from './registry.js';
-export type { AcquireOptions, ConnectionInfo, InformerBackend, InformerInfo, InformerLease, InformerSubscriber } from './registry.js';
+export type { AcquireOptions, ConnectionInfo, InformerBackend, InformerInfo, InformerLease, InformerSink, InformerSubscriber } from './registry.js';
 export { startInformerHub } from './hub.js';
 export type { HubWorker, InformerHub, InformerHubOptions } from './hub.js';
 export { hubEnvironmentVariable, isHubWorker } from './ipc.js';

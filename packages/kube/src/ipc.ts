@@ -76,6 +76,8 @@ export type FromHub =
   | { readonly type: 'upsert'; readonly id: number; readonly item: KubeObject }
   | { readonly type: 'remove'; readonly id: number; readonly item: KubeObject }
   | { readonly type: 'restarted'; readonly id: number }
+  /** This worker now leads the informer's reports (see AcquireOptions.reporter). */
+  | { readonly type: 'lead'; readonly id: number }
   | { readonly type: 'released'; readonly id: number }
   /** A scan's complete list (every worker of the directory). */
   | { readonly type: 'manifests-apply'; readonly id: number; readonly items: readonly KubeObject[]; readonly watchRestarts: number }

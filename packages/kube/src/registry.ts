@@ -65,10 +65,24 @@ export interface AcquireOptions extends StartWatchOptions {
    * a worker's logger: its lines read `plugin/NAME: `. Default `kube`.
    */
   readonly plugin?: string;
+  /**
+   * Side effects that must happen once per server, not once per worker (logging and counting
+   * bad objects): this lease's second subscriber, told everything just before `subscriber`. In
+   * one process it always is; under `-workers` it is in one worker per informer, and a worker
+   * that takes that role over (its predecessor exited) gets `replace` with the current objects.
+   * Not part of the informer's options: each lease brings its own.
+   */
+  readonly reporter?: InformerSubscriber;
 }
 
 /** What plugins read of a resolved connection (for their `watching SERVER (SOURCE)` line). */
 export type ConnectionInfo = Pick<ResolvedConnection, 'server' | 'source'>;
+
+/** What a backend feeds: the informer's calls, and when this process leads its reports. */
+export interface InformerSink extends ObjectSink {
+  /** From now on this process's reporters (`AcquireOptions.reporter`) are told; idempotent. */
+  lead(): void;
+}
 
 /**
  * Where a registry's informers come from: this process's own list+watch (the default), or a
@@ -78,14 +92,17 @@ export interface InformerBackend {
   /** Rejects with a `KubeConnectionError` when nothing usable is configured. */
   connect(connection: KubeConnection, options: Pick<StartWatchOptions, 'env' | 'serviceAccountDir'>): Promise<ConnectionInfo>;
   /** Starts one list+watch into `sink`; `resolved` is what `connect` gave for `connection`. */
-  watch(connection: KubeConnection, resolved: ConnectionInfo, resource: ResourceSpec, sink: ObjectSink, options: AcquireOptions): Promise<Watch>;
+  watch(connection: KubeConnection, resolved: ConnectionInfo, resource: ResourceSpec, sink: InformerSink, options: AcquireOptions): Promise<Watch>;
 }
 
 /** The informers of this process: resolve and watch here. */
 const localBackend: InformerBackend = {
   connect: (connection, options) => resolveConnection(connection, options.env ?? process.env, options),
   // `resolved` came from `connect` above, so it carries the client configuration.
-  watch: (_connection, resolved, resource, sink, options) => startWatch(resolved as ResolvedConnection, resource, sink, options),
+  watch: (_connection, resolved, resource, sink, options) => {
+    sink.lead();
+    return startWatch(resolved as ResolvedConnection, resource, sink, options);
+  },
 };
 
 /**
@@ -139,9 +156,12 @@ function trim(object: KubeObject): KubeObject {
 }
 
 /** One list+watch, its store, and the subscribers it fans out to. */
-class SharedInformer implements ObjectSink {
+class SharedInformer implements InformerSink {
   readonly objects = new Map<string, KubeObject>();
   readonly subscribers = new Set<InformerSubscriber>();
+  /** The leases' reporters, told only while this process leads (always, in one process). */
+  readonly reporters = new Set<InformerSubscriber>();
+  private leads = false;
   /** Subscribers still waiting for their first replace, to be told `synced()` after it. */
   private readonly unsynced = new Set<InformerSubscriber>();
   users = 0;
@@ -174,13 +194,26 @@ class SharedInformer implements ObjectSink {
     this.unsynced.delete(subscriber);
   }
 
+  addReporter(reporter: InformerSubscriber): void {
+    this.reporters.add(reporter);
+    if (this.leads && this.synced) reporter.replace([...this.objects.values()]);
+  }
+
+  lead(): void {
+    if (this.leads) return;
+    this.leads = true;
+    if (!this.synced || this.reporters.size === 0) return;
+    const items = [...this.objects.values()];
+    this.fanOut(this.reporters, (r) => r.replace(items));
+  }
+
   replace(items: readonly KubeObject[]): void {
     this.objects.clear();
     for (const item of items) this.objects.set(objectKey(item), trim(item));
     this.synced = true;
     const waiting = new Set(this.unsynced);
     this.unsynced.clear();
-    this.fanOut((s) => {
+    this.fanOutAll((s) => {
       try {
         s.replace(items);
       } finally {
@@ -194,24 +227,42 @@ class SharedInformer implements ObjectSink {
     const key = objectKey(item);
     const previous = this.objects.get(key);
     this.objects.set(key, item);
-    this.fanOut((s) => s.upsert(item, previous));
+    this.fanOutAll((s) => s.upsert(item, previous));
   }
 
   remove(item: KubeObject): void {
     trim(item);
     this.objects.delete(objectKey(item));
-    this.fanOut((s) => s.remove(item));
+    this.fanOutAll((s) => s.remove(item));
   }
 
   restarted(): void {
-    this.fanOut((s) => s.restarted?.());
+    this.fanOutAll((s) => s.restarted?.());
+  }
+
+  /** The reporters (when this process leads), then the subscribers. */
+  private fanOutAll(call: (subscriber: InformerSubscriber) => void): void {
+    if (!this.leads || this.reporters.size === 0) {
+      this.fanOut(this.subscribers, call);
+      return;
+    }
+    let failure: unknown;
+    let failed = false;
+    try {
+      this.fanOut(this.reporters, call);
+    } catch (error) {
+      failure = error;
+      failed = true;
+    }
+    this.fanOut(this.subscribers, call);
+    if (failed) throw failure;
   }
 
   /** Every subscriber gets the call even if one throws; the first error goes on to the informer's log. */
-  private fanOut(call: (subscriber: InformerSubscriber) => void): void {
+  private fanOut(subscribers: ReadonlySet<InformerSubscriber>, call: (subscriber: InformerSubscriber) => void): void {
     let failure: unknown;
     let failed = false;
-    for (const subscriber of this.subscribers) {
+    for (const subscriber of subscribers) {
       try {
         call(subscriber);
       } catch (error) {
@@ -286,14 +337,15 @@ export class InformerRegistry {
       throw error;
     }
     const sub = subscriber as InformerSubscriber | undefined;
-    if (sub) {
-      try {
-        current.subscribe(sub);
-      } catch (error) {
-        current.unsubscribe(sub);
-        await this.drop(current);
-        throw error;
-      }
+    const reporter = options.reporter;
+    try {
+      if (reporter) current.addReporter(reporter);
+      if (sub) current.subscribe(sub);
+    } catch (error) {
+      if (reporter) current.reporters.delete(reporter);
+      if (sub) current.unsubscribe(sub);
+      await this.drop(current);
+      throw error;
     }
     const restartsAtAcquire = current.restarts;
     let released = false;
@@ -312,6 +364,7 @@ export class InformerRegistry {
       release: async () => {
         if (released) return;
         released = true;
+        if (reporter) current.reporters.delete(reporter);
         if (sub) current.unsubscribe(sub);
         await this.drop(current);
       },

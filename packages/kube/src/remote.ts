@@ -10,9 +10,9 @@ import path from 'node:path';
 import { fromWire, isOurs } from './ipc.js';
 import type { Envelope, FromHub, ToHub, WireWatchOptions } from './ipc.js';
 import type { ManifestsDirectoryOptions } from './manifests.js';
-import type { AcquireOptions, ConnectionInfo, InformerBackend } from './registry.js';
+import type { AcquireOptions, ConnectionInfo, InformerBackend, InformerSink } from './registry.js';
 import type { ConnectionSource } from './connection.js';
-import type { KubeObject, ObjectSink, Watch } from './types.js';
+import type { KubeObject, Watch } from './types.js';
 
 type Handler = (message: FromHub) => void;
 
@@ -102,7 +102,7 @@ class RemoteWatch implements Watch {
   ) {}
 
   /** The hub's messages for this stream, in order, into `sink`. */
-  deliver(message: FromHub, sink: ObjectSink): void {
+  deliver(message: FromHub, sink: InformerSink): void {
     switch (message.type) {
       case 'replace':
         this.synced = true;
@@ -117,6 +117,9 @@ class RemoteWatch implements Watch {
       case 'restarted':
         this.restarts++;
         sink.restarted?.();
+        break;
+      case 'lead':
+        sink.lead();
         break;
       case 'released':
         this.channel.close(this.id);

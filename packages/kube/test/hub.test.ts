@@ -103,8 +103,8 @@ function service(name: string, clusterIP = '10.0.0.1'): ApiObject {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { clusterIP, ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } };
 }
 
-function acquire(ref: string, api: KubeApiServer, plugin = 'kubernetes'): Command {
-  return { test: 'acquire', ref, connection: { endpoint: api.url }, resource: servicesResource(), options: { ...fast, plugin } };
+function acquire(ref: string, api: KubeApiServer, report = false): Command {
+  return { test: 'acquire', ref, connection: { endpoint: api.url }, resource: servicesResource(), options: { ...fast, plugin: 'kubernetes' }, report };
 }
 
 const hubUsers = (hub: InformerHub): [string, number][] => hub.registry.list().map((i) => [i.resource.plural, i.users]);
@@ -159,6 +159,44 @@ test("a worker that exits drops its references; the last one's exit stops the wa
   await two.kill();
   await eventually(() => hubUsers(hub).length === 0 && api.watchCount === 0, 3000, 'the watch to stop');
   assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 1 });
+});
+
+test("an informer's reporters are told in one worker; another takes over, with the current objects, when it exits", async (t) => {
+  const api = await apiServer(t);
+  api.apply(service('a'));
+  const { hub } = startHub(t);
+  const [one, two] = [await startWorker(t, hub), await startWorker(t, hub)];
+  await one.run(acquire('svc', api, true));
+  await two.run(acquire('svc', api, true));
+  await eventually(() => two.seen('svc').includes('synced') && one.seen('svc.report').length === 1, 3000, 'the first list');
+  api.apply(service('b'));
+  await eventually(() => one.seen('svc.report').length === 2 && two.seen('svc').length === 3, 3000, 'the event');
+  assert.deepEqual(one.seen('svc.report'), ['report replace a', 'report add b']);
+  assert.deepEqual(two.seen('svc.report'), [], 'one worker reports');
+  await one.kill();
+  await eventually(() => two.seen('svc.report').length === 1, 3000, 'the takeover');
+  api.delete(service('a'));
+  await eventually(() => two.seen('svc.report').length === 2, 3000, 'the next event');
+  assert.deepEqual(two.seen('svc.report'), ['report replace a,b', 'report delete a']);
+  assert.deepEqual(two.seen('svc'), ['replace a', 'synced', 'add b', 'delete a']);
+});
+
+test('in one process a reporter is told everything, just before its subscriber', async (t) => {
+  const api = await apiServer(t);
+  api.apply(service('a'));
+  const order: string[] = [];
+  const record = (who: string) => ({
+    replace: (items: readonly { metadata?: { name?: string } }[]) => order.push(`${who} replace ${items.map((i) => i.metadata?.name).join(',')}`),
+    upsert: (item: { metadata?: { name?: string } }) => order.push(`${who} upsert ${item.metadata?.name}`),
+    remove: (item: { metadata?: { name?: string } }) => order.push(`${who} remove ${item.metadata?.name}`),
+  });
+  const lease = await new InformerRegistry().acquire({ endpoint: api.url }, servicesResource(), record('subscriber'), { ...fast, logger: captureLog().logger, reporter: record('reporter') });
+  t.after(() => lease.release());
+  await eventually(() => order.length === 2, 3000, 'the first list');
+  api.apply(service('b'));
+  api.delete(service('a'));
+  await eventually(() => order.length === 6, 3000, 'two events');
+  assert.deepEqual(order, ['reporter replace a', 'subscriber replace a', 'reporter upsert b', 'subscriber upsert b', 'reporter remove a', 'subscriber remove a']);
 });
 
 test('connection errors and bad options reach the worker as the same error; a worker without the variable watches itself', async (t) => {

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '@foghorn/core';
 import { InformerRegistry } from '@foghorn/kube';
-import type { InformerLease, KubeConnection, ObjectSink, ResourceSpec, StartWatchOptions } from '@foghorn/kube';
+import type { InformerLease, InformerSubscriber, KubeConnection, ObjectSink, ResourceSpec, StartWatchOptions } from '@foghorn/kube';
 import { ProblemLog } from './problems.js';
 import type { Source } from './source.js';
 import { managedBySelector } from './store.js';
@@ -76,8 +76,9 @@ export class KubeSource implements Source {
     this.log.info(`watching ${connection.server} (${connection.source})`);
     try {
       for (const [resource, spec, sink] of watchedResources(this.store)) {
-        const checked = checkedSink(this.problems, `${spec.plural}.${spec.version}.${spec.group}`, resource, sink);
-        this.leases.push([resource, await this.informers.acquire(this.connection, spec, checked, { ...this.watchOptions, logger: this.log, plugin: 'lighthouse', env: this.env })]);
+        // The problems are logged and counted by the reporter: once per server, even under -workers.
+        const reporter = problemReporter(this.problems, `${spec.plural}.${spec.version}.${spec.group}`, resource);
+        this.leases.push([resource, await this.informers.acquire(this.connection, spec, sink, { ...this.watchOptions, logger: this.log, plugin: 'lighthouse', reporter, env: this.env })]);
       }
     } catch (error) {
       await this.stop();
@@ -92,20 +93,11 @@ export class KubeSource implements Source {
   }
 }
 
-/** Reports objects the store cannot use (once each, see problems.ts) on their way into it. */
-function checkedSink(problems: ProblemLog, origin: string, resource: ResourceName, sink: ObjectSink): ObjectSink {
+/** Reports objects the store cannot use (once each, see problems.ts), just before the store gets them. */
+function problemReporter(problems: ProblemLog, origin: string, resource: ResourceName): InformerSubscriber {
   return {
-    replace(items) {
-      problems.replace(origin, items.map((item) => [resource, item] as const));
-      sink.replace(items);
-    },
-    upsert(item) {
-      problems.upsert(origin, resource, item);
-      sink.upsert(item);
-    },
-    remove(item) {
-      problems.remove(origin, resource, item);
-      sink.remove(item);
-    },
+    replace: (items) => problems.replace(origin, items.map((item) => [resource, item] as const)),
+    upsert: (item) => problems.upsert(origin, resource, item),
+    remove: (item) => problems.remove(origin, resource, item),
   };
 }
