@@ -6,9 +6,11 @@
  * serialization). Printed per size:
  *
  * - replace: from the primary's own subscriber getting a relist to each worker's subscriber
- *   getting it, for Services, then EndpointSlices alone (ROUNDS 410 relists each), and the
- *   pieces: JSON.stringify in the primary (its event loop is blocked that long per worker) and
- *   JSON.parse in a worker;
+ *   getting it, for Services, then EndpointSlices alone (ROUNDS 410 relists each); how long
+ *   (wall and CPU) the hub's sends to every worker hold the primary's event loop; the CPU a
+ *   worker spends receiving, parsing and storing it; and for scale one JSON.stringify and one
+ *   JSON.parse of the whole list. Wall times include waiting for a core: on a loaded machine
+ *   the CPU figures are the ones to compare;
  * - event: from the primary's subscriber getting a watch event to each worker's subscriber
  *   getting it (EVENTS Service updates, 2 ms apart), p50/p99/max.
  *
@@ -31,6 +33,11 @@ const rounds = Number(process.env['ROUNDS'] ?? 5);
 const events = Number(process.env['EVENTS'] ?? 300);
 const script = fileURLToPath(new URL('./informer-hub-worker.js', import.meta.url));
 const now = (): number => performance.timeOrigin + performance.now();
+/** CPU time of this process so far, ms. */
+const cpu = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 
 interface Stamp {
   readonly at: number;
@@ -93,7 +100,7 @@ async function size(count: number): Promise<void> {
     /** Watches `plural` in the primary and every worker, until the returned release. */
     const watch = async (plural: 'services' | 'endpointslices'): Promise<{ objects: () => KubeObject[]; release: () => Promise<void> }> => {
       const lease = await hub.registry.acquire({ endpoint: api.url }, plural === 'services' ? servicesResource() : endpointSlicesResource(), {
-        replace: (items) => primary.push({ at: now(), plural, op: 'replace', count: items.length }),
+        replace: (items) => primary.push({ at: now(), plural, op: 'replace', count: items.length, cpu: cpu() }),
         upsert: (item) => primary.push({ at: now(), plural, op: 'upsert', name: item.metadata?.name!, version: item.metadata?.resourceVersion! }),
         remove: () => {},
       }, { logger: createLogger().forPlugin('bench'), backoffInitialMs: 10, backoffMaxMs: 50 });
@@ -102,7 +109,7 @@ async function size(count: number): Promise<void> {
       await until(() => seen.every((s, w) => ops(s, 'replace', plural).length === before[w]! + 1), `the workers to list ${plural}`);
       // Subscribed after the workers' streams: its replace comes when the hub has sent to every worker.
       const tail = await hub.registry.acquire({ endpoint: api.url }, plural === 'services' ? servicesResource() : endpointSlicesResource(), {
-        replace: () => primary.push({ at: now(), plural, op: 'sent' }),
+        replace: () => primary.push({ at: now(), plural, op: 'sent', cpu: cpu() }),
         upsert: () => {},
         remove: () => {},
       }, { logger: createLogger().forPlugin('bench') });
@@ -126,6 +133,7 @@ async function size(count: number): Promise<void> {
       const parse = timeIt(() => JSON.parse(text));
       const latencies: number[] = [];
       const blocked: number[] = [];
+      const primaryCpu: number[] = [];
       const workerCpu: number[] = [];
       for (let r = 0; r < rounds; r++) {
         const before = ops(primary, 'replace', plural).length;
@@ -133,8 +141,10 @@ async function size(count: number): Promise<void> {
         api.errorWatches(410);
         await until(() => ops(primary, 'replace', plural).length === before + 1, 'the primary to relist');
         await until(() => seen.every((s, w) => ops(s, 'replace', plural).length === workerBefore[w]! + 1), 'the workers to get the relist');
-        const reference = ops(primary, 'replace', plural).at(-1)!.at;
+        const head = ops(primary, 'replace', plural).at(-1)!;
+        const reference = head.at;
         blocked.push(ops(primary, 'sent', plural).at(-1)!.at - reference);
+        primaryCpu.push(ops(primary, 'sent', plural).at(-1)!.cpu! - head.cpu!);
         for (const stamps of seen) {
           const [previous, last] = ops(stamps, 'replace', plural).slice(-2);
           latencies.push(last!.at - reference);
@@ -143,7 +153,7 @@ async function size(count: number): Promise<void> {
       }
       console.log(`  ${plural}: a replace is ${(text.length / 1e6).toFixed(1)} MB of JSON; JSON.stringify ${stringify.toFixed(1)} ms (primary, per worker), JSON.parse ${parse.toFixed(1)} ms (worker)`);
       console.log(`  ${plural}: replace, primary to worker: ${summary(latencies)}`);
-      console.log(`  ${plural}: replace, the primary's sends to ${workers} workers block it: ${summary(blocked)}`);
+      console.log(`  ${plural}: replace, the primary's sends to ${workers} workers block it: ${summary(blocked)}; CPU ${summary(primaryCpu)}`);
       console.log(`  ${plural}: replace, CPU in a worker (receive, parse, store): ${summary(workerCpu)}`);
       await watched.release();
     }

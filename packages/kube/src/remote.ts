@@ -85,7 +85,9 @@ function hub(): HubChannel {
 }
 
 function wireOptions(options: Pick<AcquireOptions, keyof WireWatchOptions>): WireWatchOptions {
-  const { backoffInitialMs, backoffMaxMs, watchTimeoutSeconds, watchdogMs, listPageSize, logIntervalMs, serviceAccountDir, env } = options;
+  const { backoffInitialMs, backoffMaxMs, watchTimeoutSeconds, watchdogMs, listPageSize, logIntervalMs, serviceAccountDir } = options;
+  // The primary's environment is the worker's (forked with it): only an explicit one travels.
+  const env = options.env === process.env ? undefined : options.env;
   return { backoffInitialMs, backoffMaxMs, watchTimeoutSeconds, watchdogMs, listPageSize, logIntervalMs, serviceAccountDir, env };
 }
 
