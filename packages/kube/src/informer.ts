@@ -20,6 +20,7 @@ import { Watch as WatchStream } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Backoff, ThrottledLog } from './backoff.js';
 import { getJson, KubeApiError, statusError } from './request.js';
+import { resourceName } from './resources.js';
 import type { KubeObject, ObjectSink, ResourceSpec, Watch } from './types.js';
 
 /** Tuning for {@link Informer}; every field has a production default. */
@@ -79,12 +80,6 @@ function statusCodeOf(err: unknown): number | undefined {
 function describe(err: Error, statusCode: number | undefined): string {
   if (err instanceof KubeApiError || statusCode === undefined) return err.message;
   return `${statusCode} ${err.message}`;
-}
-
-/** kubectl's `plural.version.group` spelling, plus the namespace when there is one. */
-export function resourceName(resource: ResourceSpec): string {
-  const base = resource.group === '' ? `${resource.plural}.${resource.version}` : `${resource.plural}.${resource.version}.${resource.group}`;
-  return resource.namespace !== undefined ? `${base} in namespace '${resource.namespace}'` : base;
 }
 
 /** `/api/v1[/namespaces/NS]/PLURAL` or `/apis/GROUP/VERSION[/namespaces/NS]/PLURAL`. */

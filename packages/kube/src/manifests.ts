@@ -43,7 +43,7 @@ export interface ManifestsDirectoryOptions {
  * ManifestsDirectory(...)`; `log` is where this process's directory logs.
  */
 export function manifestsDirectory(dir: string, apply: (objects: readonly KubeObject[]) => void, log: Logger, options: ManifestsDirectoryOptions = {}): Manifests {
-  return isHubWorker() ? new RemoteManifestsDirectory(dir, apply, options) : new ManifestsDirectory(dir, apply, log, options);
+  return isHubWorker() ? new RemoteManifestsDirectory(dir, apply, log, options) : new ManifestsDirectory(dir, apply, log, options);
 }
 
 interface FileState {

@@ -7,11 +7,13 @@
  * the number of its leases, and the primary holds one list+watch whatever the number of workers.
  */
 import path from 'node:path';
+import type { Logger } from '@foghorn/core';
 import { fromWire, isOurs } from './ipc.js';
 import type { Envelope, FromHub, ToHub, WireWatchOptions } from './ipc.js';
 import type { ManifestsDirectoryOptions } from './manifests.js';
 import type { AcquireOptions, ConnectionInfo, InformerBackend, InformerSink } from './registry.js';
 import type { ConnectionSource } from './connection.js';
+import { resourceName } from './resources.js';
 import type { KubeObject, Watch } from './types.js';
 
 type Handler = (message: FromHub) => void;
@@ -101,10 +103,20 @@ class RemoteWatch implements Watch {
   constructor(
     private readonly channel: HubChannel,
     readonly id: number,
+    private readonly name: string,
+    private readonly log: Logger,
   ) {}
 
-  /** The hub's messages for this stream, in order, into `sink`. */
+  /** The hub's messages for this stream, in order, into `sink`; a throwing sink is logged as the informer logs it. */
   deliver(message: FromHub, sink: InformerSink): void {
+    try {
+      this.call(message, sink);
+    } catch (error) {
+      this.log.error(`${this.name}: sink ${message.type} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private call(message: FromHub, sink: InformerSink): void {
     switch (message.type) {
       case 'replace':
         this.synced = true;
@@ -163,7 +175,7 @@ export function remoteBackend(): InformerBackend {
             resolve(watch!);
           }
         });
-        watch = new RemoteWatch(channel, id);
+        watch = new RemoteWatch(channel, id, `watch ${resourceName(resource)}`, options.logger);
         // The resource without its type-only field; `optional` travels (the first acquirer's decides).
         const { objectShape: _shape, ...spec } = resource;
         channel.send({ type: 'acquire', id, connection, resource: spec, plugin: options.plugin ?? 'kube', options: wireOptions(options) });
@@ -205,6 +217,7 @@ export class RemoteManifestsDirectory implements Manifests {
   constructor(
     readonly dir: string,
     private readonly apply: (objects: readonly KubeObject[]) => void,
+    private readonly log: Logger,
     private readonly options: ManifestsDirectoryOptions = {},
   ) {}
 
@@ -234,7 +247,16 @@ export class RemoteManifestsDirectory implements Manifests {
     });
   }
 
+  /** A throwing `apply` or callback is logged as a local directory's failed scan is, not thrown into the channel. */
   private receive(message: FromHub): void {
+    try {
+      this.call(message);
+    } catch (error) {
+      this.log.warning(`manifests: scanning '${this.dir}': ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private call(message: FromHub): void {
     switch (message.type) {
       case 'manifests-apply':
         this.watchRestarts = message.watchRestarts;

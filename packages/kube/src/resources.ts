@@ -171,3 +171,9 @@ export function serviceImportsResource(selectors: Selectors = {}, version: 'v1al
 export function objectKey(object: KubeObject): string {
   return `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
 }
+
+/** kubectl's `plural.version.group` spelling, plus the namespace when there is one. */
+export function resourceName(resource: ResourceSpec): string {
+  const base = resource.group === '' ? `${resource.plural}.${resource.version}` : `${resource.plural}.${resource.version}.${resource.group}`;
+  return resource.namespace !== undefined ? `${base} in namespace '${resource.namespace}'` : base;
+}
