@@ -144,6 +144,29 @@ test('two workers share one list and one watch; every event reaches each of thei
   await eventually(() => api.watchCount === 0, 3000, 'the watch to close');
 });
 
+test('a list longer than one message crosses in parts and arrives whole, once, in order', async (t) => {
+  const api = await apiServer(t);
+  const count = 1203; // two full parts of 500 and the rest
+  const expected = Array.from({ length: count }, (_, i) => `s${i}`);
+  for (const name of expected) api.apply(service(name));
+  const dir = makeTempDir('foghorn-hub-');
+  t.after(() => dir.remove());
+  const items = expected.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+  writeFileSync(join(dir.path, 'all.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  const { hub } = startHub(t);
+  const worker = await startWorker(t, hub);
+  // The order the primary's informer got them in: the API server's list order.
+  const listed: string[] = [];
+  const lease = await hub.registry.acquire({ endpoint: api.url }, servicesResource(), { replace: (all) => listed.push(...all.map((o) => o.metadata!.name!)), upsert: () => {}, remove: () => {} }, { ...fast, logger: captureLog().logger });
+  t.after(() => lease.release());
+  await worker.run(acquire('svc', api));
+  await eventually(() => worker.seen('svc').includes('synced'), 3000, 'the list');
+  assert.deepEqual(worker.seen('svc'), [`replace ${listed.join(',')}`, 'synced']);
+  assert.deepEqual([...listed].sort(), [...expected].sort());
+  await worker.run({ test: 'manifests', ref: 'm', dir: dir.path, report: true });
+  assert.deepEqual(worker.seen('m'), [`file ${join(dir.path, 'all.json')} ${expected.join(',')}`, `apply ${expected.join(',')}`]);
+});
+
 test("a worker that exits drops its references; the last one's exit stops the watch", async (t) => {
   const api = await apiServer(t);
   api.apply(service('a'));
