@@ -91,7 +91,7 @@ class SharedDirectory {
   /** Sends the current list to a subscription that joined after the first scan, and starts it. */
   catchUp(subscription: Subscription): void {
     const { directory } = this;
-    subscription.link.send({ type: 'manifests-apply', id: subscription.id, items: directory.objects(), watchRestarts: directory.watchRestarts });
+    subscription.link.send({ type: 'manifests-apply', id: subscription.id, items: directory.objects(), watchRestarts: this.restartsFor(subscription) });
     subscription.started = true;
     subscription.link.send({ type: 'manifests-started', id: subscription.id });
   }
@@ -114,11 +114,15 @@ class SharedDirectory {
   }
 
   private applied(objects: readonly KubeObject[]): void {
-    const watchRestarts = this.directory.watchRestarts;
     for (const s of this.subscriptions) {
       // One that joined during the first scan gets it here, and its `manifests-started` after.
-      s.link.send({ type: 'manifests-apply', id: s.id, items: objects, watchRestarts });
+      s.link.send({ type: 'manifests-apply', id: s.id, items: objects, watchRestarts: this.restartsFor(s) });
     }
+  }
+
+  /** Watcher restarts are the reporter's to count, so their sum over workers is the primary's. */
+  private restartsFor(subscription: Subscription): number {
+    return subscription === this.reporter ? this.directory.watchRestarts : 0;
   }
 }
 
@@ -167,7 +171,19 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
    */
   const streams = new Map<string, { readonly link: WorkerLink; readonly id: number }[]>();
 
+  /** The informer of each stream, once acquired. */
+  const keys = new Map<WorkerLink, Map<number, string>>();
+
+  function leads(link: WorkerLink, id: number): boolean {
+    const key = keys.get(link)?.get(id);
+    const first = key === undefined ? undefined : streams.get(key)?.[0];
+    return first?.link === link && first.id === id;
+  }
+
   function join(key: string, link: WorkerLink, id: number): void {
+    let ids = keys.get(link);
+    if (!ids) keys.set(link, (ids = new Map()));
+    ids.set(id, key);
     let list = streams.get(key);
     if (!list) streams.set(key, (list = []));
     list.push({ link, id });
@@ -175,6 +191,9 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
   }
 
   function leave(key: string, link: WorkerLink, id: number): void {
+    const ids = keys.get(link);
+    ids?.delete(id);
+    if (ids?.size === 0) keys.delete(link);
     const list = streams.get(key);
     const at = list?.findIndex((s) => s.link === link && s.id === id) ?? -1;
     if (!list || at < 0) return;
@@ -255,7 +274,10 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
               replace: (items) => link.send({ type: 'replace', id, items }),
               upsert: (item) => link.send({ type: 'upsert', id, item }),
               remove: (item) => link.send({ type: 'remove', id, item }),
-              restarted: () => link.send({ type: 'restarted', id }),
+              // Counted where reports are: the sum over workers is the primary's count.
+              restarted: () => {
+                if (leads(link, id)) link.send({ type: 'restarted', id });
+              },
             },
             { ...message.options, logger: loggerFor(message.plugin) },
           )

@@ -46,7 +46,11 @@ export interface InformerLease<T extends KubeObject = KubeObject> {
   readonly resource: ResourceSpec<T>;
   /** True once the first complete list arrived (an optional resource the server lacks counts as an empty list). */
   readonly synced: boolean;
-  /** Restarts of the list+watch (errors, 410 relists) since this lease was acquired. */
+  /**
+   * Restarts of the list+watch (errors, 410 relists) since this lease was acquired. Under
+   * `-workers` they count in the worker that leads the informer's reports (see
+   * `AcquireOptions.reporter`) and nowhere else, so a sum over workers is the server's count.
+   */
   readonly restarts: number;
   /** The shared store: `namespace/name` (`/name` when cluster-scoped) → current object. */
   readonly objects: ReadonlyMap<string, T>;

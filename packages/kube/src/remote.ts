@@ -191,7 +191,7 @@ export interface Manifests {
   readonly synced: boolean;
   /** Scans applied (in a worker: scans that changed something, and the first). */
   readonly scans: number;
-  /** Watchers that failed and were set up again. */
+  /** Watchers that failed and were set up again (in a worker: counted by the one told of files, 0 elsewhere). */
   readonly watchRestarts: number;
   start(): Promise<void>;
   stop(): Promise<void>;
