@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import type { Worker } from 'node:cluster';
 import { once } from 'node:events';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,8 +18,11 @@ import { captureLog, eventually } from '@foghorn/testkit';
 import { makeTempDir, startKubeApiServer } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
 import { hubEnvironmentVariable, InformerRegistry, isHubWorker, ManifestsDirectory, manifestsDirectory, servicesResource, startInformerHub } from '../src/index.js';
-import type { InformerHub } from '../src/index.js';
+import type { HubWorker, InformerHub } from '../src/index.js';
 import type { Command, Report } from './fixtures/hub-worker.js';
+
+/** What the `-workers` supervisor attaches: a cluster worker fits as a forked child does (checked by the compiler). */
+const attachable = (worker: Worker | ChildProcess): HubWorker => worker;
 
 const workerScript = fileURLToPath(new URL('./fixtures/hub-worker.js', import.meta.url));
 const fast = { backoffInitialMs: 10, backoffMaxMs: 80, watchTimeoutSeconds: 30, watchdogMs: 5000, env: {} } as const;
@@ -78,7 +82,7 @@ class TestWorker {
 async function startWorker(t: TestContext, hub: InformerHub, useHub = true): Promise<TestWorker> {
   const env = { ...process.env, [hubEnvironmentVariable]: useHub ? '1' : '' };
   const child = fork(workerScript, [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  hub.attach(child);
+  hub.attach(attachable(child));
   const worker = new TestWorker(child);
   t.after(() => worker.kill());
   const [ready] = (await once(child, 'message')) as [Report & { test: 'ready' }];
