@@ -241,6 +241,7 @@ export class RemoteManifestsDirectory implements Manifests {
   }
 
   scan(): Promise<void> {
+    if (this.id === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       this.scansPending.push(resolve);
       hub().send({ type: 'manifests-scan', id: this.id });
@@ -290,6 +291,9 @@ export class RemoteManifestsDirectory implements Manifests {
         hub().close(this.id);
         this.id = 0;
         for (const done of this.scansPending.splice(0)) done();
+        // Stopped while starting: start ends too, as a local directory's does.
+        this.waiting?.resolve();
+        this.waiting = undefined;
         this.closed?.();
         break;
     }
