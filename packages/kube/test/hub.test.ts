@@ -295,6 +295,10 @@ test('manifests: the primary reads the directory once for every worker; one work
   write('a.yaml', ns('a2'));
   await eventually(() => two.seen('m').includes('apply a2,c'), 3000, 'an edit after the takeover');
   assert.deepEqual(two.seen('m').slice(5), [`file ${file('a.yaml')} a2`, 'apply a2,c']);
+  // scan() reads now: what it found is applied before it resolves.
+  write('d.yaml', ns('d'));
+  await two.run({ test: 'scan', ref: 'm' });
+  assert.ok(two.seen('m').includes('apply a2,c,d'), 'the scan applied before resolving');
   await two.run({ test: 'close', ref: 'm' });
   await assert.rejects(two.run({ test: 'manifests', ref: 'x', dir: file('missing'), report: false }), /^Error: manifests directory '.*missing': ENOENT/);
 });
