@@ -115,8 +115,12 @@ export class UdpPool {
     return this.conns.length;
   }
 
-  /** Sends `query` with a fresh ID and resolves with the matching reply (still carrying that ID). */
-  async exchange(query: Uint8Array, question: Uint8Array, timeoutMs: number): Promise<Buffer> {
+  /**
+   * Sends `query` with a fresh ID and resolves with the matching reply (still carrying that ID).
+   * Not `async`: on a connected socket the datagram goes out now and the one promise returned
+   * is the reply's.
+   */
+  exchange(query: Uint8Array, question: Uint8Array, timeoutMs: number): Promise<Buffer> {
     const conn = this.pick();
     if (conn.idleTimer !== undefined) {
       clearTimeout(conn.idleTimer);
@@ -134,13 +138,17 @@ export class UdpPool {
       }, timeoutMs);
       conn.waiters.set(id, { question, resolve, reject, timer });
     });
-    // A socket still connecting queues nothing itself, so wait for it once; afterwards skip the
-    // await, which would cost a microtask turn per query.
+    if (conn.connected) {
+      conn.socket.send(wire);
+      return reply;
+    }
+    // A socket still connecting queues nothing itself, so the first queries wait for it.
     // A socket that fails before it is up (bind to a source_address that is not local) rejects
     // `reply` through close(); racing it keeps that rejection handled and ends the wait.
-    if (!conn.connected) await Promise.race([conn.ready, reply]);
-    if (!conn.closed) conn.socket.send(wire);
-    return reply;
+    return Promise.race([conn.ready, reply]).then(() => {
+      if (!conn.closed) conn.socket.send(wire);
+      return reply;
+    });
   }
 
   private pick(): UdpConn {
