@@ -152,11 +152,12 @@ export class UdpPool {
   }
 
   private pick(): UdpConn {
-    const now = Date.now();
+    // The clock is read only when an age matters: a busy socket under no max_age needs none.
+    let now = 0;
     for (const conn of this.conns) {
       if (conn.closed || conn.waiters.size >= MAX_UDP_IN_FLIGHT) continue;
-      if (this.options.maxAgeMs > 0 && now - conn.createdAt > this.options.maxAgeMs) continue;
-      if (conn.waiters.size === 0 && now - conn.lastUsed > this.options.expireMs) continue;
+      if (this.options.maxAgeMs > 0 && (now ||= Date.now()) - conn.createdAt > this.options.maxAgeMs) continue;
+      if (conn.waiters.size === 0 && (now ||= Date.now()) - conn.lastUsed > this.options.expireMs) continue;
       this.options.onCache?.(true);
       return conn;
     }
@@ -179,9 +180,10 @@ export class UdpPool {
     });
     const conn: UdpConn = new UdpConn(socket, ready, this.host, this.port);
     socket.on('message', (msg) => {
-      const waiter = conn.waiters.get(readId(msg));
+      const id = readId(msg);
+      const waiter = conn.waiters.get(id);
       if (waiter === undefined || !answersQuestion(msg, waiter.question)) return;
-      conn.waiters.delete(readId(msg));
+      conn.waiters.delete(id);
       clearTimeout(waiter.timer);
       this.release(conn);
       waiter.resolve(msg);
@@ -198,8 +200,9 @@ export class UdpPool {
 
   /** Stamps the socket idle when its last query is done, and arms its expiry. */
   private release(conn: UdpConn): void {
-    conn.lastUsed = Date.now();
+    // Only an idle socket's age is ever read (pick, expiry), so a busy one needs no stamp.
     if (conn.waiters.size > 0 || conn.closed) return;
+    conn.lastUsed = Date.now();
     const idle = this.conns.filter((c) => c !== conn && c.waiters.size === 0).length;
     if (this.options.expireMs === 0 || (this.options.maxIdleConns > 0 && idle >= this.options.maxIdleConns)) return this.close(conn);
     if (this.options.maxAgeMs > 0 && Date.now() - conn.createdAt > this.options.maxAgeMs) return this.close(conn);
