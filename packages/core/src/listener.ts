@@ -503,9 +503,19 @@ function isNoIpv6(error: unknown): boolean {
   return code === 'EAFNOSUPPORT' || code === 'EADDRNOTAVAIL' || code === 'EINVAL';
 }
 
+/**
+ * The address lookup of a listener's UDP socket. Node resolves the destination of every
+ * `send()` with `dns.lookup`, which for an IP literal only checks it and calls back on the next
+ * tick: a tick per reply and the send deferred behind it. Every address this socket sees is a
+ * literal (the bind address, names having been resolved by *bind*, and clients' addresses from
+ * the datagrams they sent), so it is handed back at once and the reply goes out synchronously.
+ */
+const literalLookup = ((address: string, family: number, callback: (error: null, address: string, family: number) => void): void =>
+  callback(null, address, family)) as unknown as dgram.SocketOptions['lookup'];
+
 function bindUdp(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgram.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket({ type, ipv6Only: false });
+    const socket = dgram.createSocket({ type, ipv6Only: false, lookup: literalLookup });
     const onError = (error: Error): void => {
       socket.close();
       reject(error);

@@ -75,84 +75,87 @@ export class Forward implements Handler {
       this.metrics.maxConcurrentRejects.inc();
       throw new PluginError(this.limitMessage, { rcode: Rcode.REFUSED });
     }
-    return this.forward(req, w);
-  }
-
-  private async forward(req: Request, w: ResponseWriter): Promise<number> {
-    // Counted here rather than with `.finally()` on the caller's side: one promise less per query.
-    this.inFlight++;
-    try {
-      return await this.attempt(req, w);
-    } finally {
-      this.inFlight--;
-    }
+    return this.attempt(req, w);
   }
 
   /** The attempt loop of CoreDNS's plugin/forward. */
   private async attempt(req: Request, w: ResponseWriter): Promise<number> {
-    const question = req.raw.subarray(12, req.questionEnd);
-    const options = this.options;
-    const proxies = this.proxies;
-    const list = this.orderer.list(proxies);
-    const deadline = performance.now() + this.runtime.budgetMs;
-    const cap = options.maxConnectAttempts;
-    let i = 0;
-    let fails = 0;
-    let attempts = 0;
-    let failedOver = 0;
-    let lastError: unknown;
-    while (performance.now() < deadline && (cap === 0 || attempts < cap)) {
-      if (i >= list.length) {
-        // Wrapped around: start over, and count the down ones again.
-        i = 0;
-        fails = 0;
-      }
-      let proxy = list[i++] as Proxy;
-      if (proxy.isDown(options.maxFails)) {
-        fails++;
-        if (fails < proxies.length) continue;
-        // Every upstream is down: the health checks themselves are probably broken.
-        this.metrics.healthcheckBroken.inc();
-        if (options.failfastAllUnhealthyUpstreams) break;
-        proxy = proxies[Math.floor(this.runtime.random() * proxies.length)] as Proxy;
-      }
-      let transport: WireTransport = options.forceTcp ? 'tcp' : options.preferUdp ? 'udp' : req.transport;
-      let reply: Buffer;
-      try {
-        const timeoutMs = Math.max(1, Math.min(options.readTimeoutMs, deadline - performance.now()));
-        reply = await proxy.exchange(req.raw, question, transport, timeoutMs);
-        // prefer_udp: a truncated UDP reply is asked again over TCP, once.
-        if (transport === 'udp' && options.preferUdp && isTruncated(reply)) {
-          transport = 'tcp';
-          reply = await proxy.exchange(req.raw, question, transport, timeoutMs);
+    // Counted here rather than with `.finally()` on the caller's side: one promise less per query.
+    this.inFlight++;
+    try {
+      const question = req.raw.subarray(12, req.questionEnd);
+      const options = this.options;
+      const proxies = this.proxies;
+      const list = this.orderer.list(proxies);
+      // One clock read starts both the budget and the first exchange's duration.
+      let started = performance.now();
+      const deadline = started + this.runtime.budgetMs;
+      const cap = options.maxConnectAttempts;
+      let i = 0;
+      let fails = 0;
+      let attempts = 0;
+      let failedOver = 0;
+      let lastError: unknown;
+      for (let first = true; ; first = false) {
+        if (!first) started = performance.now();
+        if (started >= deadline || (cap !== 0 && attempts >= cap)) break;
+        if (i >= list.length) {
+          // Wrapped around: start over, and count the down ones again.
+          i = 0;
+          fails = 0;
         }
-      } catch (error) {
-        lastError = error;
-        attempts++;
-        if (options.maxFails !== 0) proxy.healthcheck();
-        continue;
-      }
-      if (!isMatchingResponse(reply)) {
-        w.write(replyTo(req, Rcode.FORMERR));
+        let proxy = list[i++] as Proxy;
+        if (proxy.isDown(options.maxFails)) {
+          fails++;
+          if (fails < proxies.length) continue;
+          // Every upstream is down: the health checks themselves are probably broken.
+          this.metrics.healthcheckBroken.inc();
+          if (options.failfastAllUnhealthyUpstreams) break;
+          proxy = proxies[Math.floor(this.runtime.random() * proxies.length)] as Proxy;
+        }
+        let transport: WireTransport = options.forceTcp ? 'tcp' : options.preferUdp ? 'udp' : req.transport;
+        let reply: Buffer;
+        try {
+          const timeoutMs = Math.max(1, Math.min(options.readTimeoutMs, deadline - started));
+          reply = await proxy.exchange(req.raw, question, transport, timeoutMs);
+          proxy.observe(reply, started);
+          // prefer_udp: a truncated UDP reply is asked again over TCP, once.
+          if (transport === 'udp' && options.preferUdp && isTruncated(reply)) {
+            transport = 'tcp';
+            const again = performance.now();
+            reply = await proxy.exchange(req.raw, question, transport, timeoutMs);
+            proxy.observe(reply, again);
+          }
+        } catch (error) {
+          lastError = error;
+          attempts++;
+          if (options.maxFails !== 0) proxy.healthcheck();
+          continue;
+        }
+        if (!isMatchingResponse(reply)) {
+          w.write(replyTo(req, Rcode.FORMERR));
+          return 0;
+        }
+        const rcode = wireRcode(reply);
+        // failover: try the next upstream while some have not answered yet; counted apart from
+        // the down-skips so that wrapping around the list cannot make it loop.
+        if (options.failover.includes(rcode) && ++failedOver < proxies.length) continue;
+        if (this.next instanceof Forward && (options.next.includes(rcode) || (options.nextOnNodata && isNoData(reply)))) {
+          return this.next.serveDNS(req, w);
+        }
+        reply[0] = req.id >> 8;
+        reply[1] = req.id & 0xff;
+        if (req.hasEdns) scrubOpt(reply, req.udpSize, req.dnssecOk);
+        w.writeWire(reply);
         return 0;
       }
-      const rcode = wireRcode(reply);
-      // failover: try the next upstream while some have not answered yet; counted apart from
-      // the down-skips so that wrapping around the list cannot make it loop.
-      if (options.failover.includes(rcode) && ++failedOver < proxies.length) continue;
-      if (this.next instanceof Forward && (options.next.includes(rcode) || (options.nextOnNodata && isNoData(reply)))) {
-        return this.next.serveDNS(req, w);
+      if (lastError !== undefined) {
+        throw new PluginError(lastError instanceof Error ? lastError.message : String(lastError), { rcode: Rcode.SERVFAIL, cause: lastError });
       }
-      reply[0] = req.id >> 8;
-      reply[1] = req.id & 0xff;
-      if (req.hasEdns) scrubOpt(reply, req.udpSize, req.dnssecOk);
-      w.writeWire(reply);
-      return 0;
+      throw new PluginError('no healthy proxies', { rcode: Rcode.SERVFAIL });
+    } finally {
+      this.inFlight--;
     }
-    if (lastError !== undefined) {
-      throw new PluginError(lastError instanceof Error ? lastError.message : String(lastError), { rcode: Rcode.SERVFAIL, cause: lastError });
-    }
-    throw new PluginError('no healthy proxies', { rcode: Rcode.SERVFAIL });
   }
 
   /** Lets the upstreams run their health checks (OnStartup). */

@@ -7,6 +7,7 @@
 import type tls from 'node:tls';
 import dnsPacket from 'dns-packet';
 import { questionEnd, rcodeToString, wireRcode } from '@foghorn/core';
+import type { CounterCell, HistogramCell } from '@foghorn/core';
 import { DohClient } from './doh.js';
 import type { ForwardMetrics } from './metrics.js';
 import { StreamPool, UdpPool } from './transport.js';
@@ -66,7 +67,8 @@ export class Proxy {
   private running = false;
   private probeTimer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
-  private readonly durationChild: Map<number, { observe(seconds: number): void }> = new Map();
+  /** The duration row per rcode (the header's four bits), resolved on first use. */
+  private readonly durations: (HistogramCell | undefined)[] = [];
 
   constructor(
     readonly upstream: Upstream,
@@ -82,10 +84,14 @@ export class Proxy {
       sourceAddress: options.sourceAddress,
     };
     const counter = (proto: string) => {
-      // Resolve the labelled children once instead of hashing labels on every query.
-      const hit = metrics.connCacheHits.labels(PROXY_NAME, to, proto);
-      const miss = metrics.connCacheMisses.labels(PROXY_NAME, to, proto);
-      return (isHit: boolean): void => (isHit ? hit : miss).inc();
+      // Rows are resolved on first use and kept: a row shows once it counted something, as in
+      // CoreDNS, and a query then adds to a number.
+      let hit: CounterCell | undefined;
+      let miss: CounterCell | undefined;
+      return (isHit: boolean): void => {
+        if (isHit) (hit ??= metrics.connCacheHits.child(PROXY_NAME, to, proto)).value++;
+        else (miss ??= metrics.connCacheMisses.child(PROXY_NAME, to, proto)).value++;
+      };
     };
     const probeBase: PoolOptions = { ...base, expireMs: 0 };
     if (upstream.transport === 'https') {
@@ -126,22 +132,23 @@ export class Proxy {
 
   /**
    * Sends the client's `query` (its ID is replaced) and resolves with the upstream's reply, which
-   * carries the proxy's ID. `question` is the query's question bytes, for matching.
+   * carries the proxy's ID. `question` is the query's question bytes, for matching. The caller
+   * reports the time it took with {@link observe}: one promise per query, not one per layer.
    */
-  async exchange(query: Uint8Array, question: Uint8Array, transport: WireTransport, timeoutMs: number): Promise<Buffer> {
-    const started = performance.now();
-    let reply: Buffer;
-    if (this.doh !== undefined) reply = await this.doh.exchange(query, question, timeoutMs);
-    else if (transport === 'udp' && this.udp !== undefined) reply = await this.udp.exchange(query, question, timeoutMs);
-    else reply = await (this.stream as StreamPool).exchange(query, question, timeoutMs);
+  exchange(query: Uint8Array, question: Uint8Array, transport: WireTransport, timeoutMs: number): Promise<Buffer> {
+    if (this.doh !== undefined) return this.doh.exchange(query, question, timeoutMs);
+    if (transport === 'udp' && this.udp !== undefined) return this.udp.exchange(query, question, timeoutMs);
+    return (this.stream as StreamPool).exchange(query, question, timeoutMs);
+  }
+
+  /**
+   * `coredns_proxy_request_duration_seconds` for `reply`, asked for at `started`
+   * (`performance.now()`): every exchange that got a reply, as CoreDNS's `Connect` observes.
+   */
+  observe(reply: Buffer, started: number): void {
     const rcode = wireRcode(reply);
-    let child = this.durationChild.get(rcode);
-    if (child === undefined) {
-      child = this.metrics.requestDuration.labels(PROXY_NAME, this.address, rcodeToString(rcode));
-      this.durationChild.set(rcode, child);
-    }
-    child.observe((performance.now() - started) / 1000);
-    return reply;
+    const cell = (this.durations[rcode] ??= this.metrics.requestDuration.child(PROXY_NAME, this.address, rcodeToString(rcode)));
+    cell.observe((performance.now() - started) / 1000);
   }
 
   /** Starts the health check loop unless one is running (CoreDNS's `Healthcheck`). */

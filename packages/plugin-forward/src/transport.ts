@@ -81,8 +81,25 @@ function socketError(op: string, proto: string, where: string, error: Error): Er
   return new Error(`${op} ${proto} ${where}: ${reason}`, { cause: error });
 }
 
+/** A query in flight on a UDP socket; the socket's sweep times it out (see {@link UdpConn}). */
+interface UdpWaiter {
+  readonly question: Uint8Array;
+  /** When its read timeout runs out, in `performance.now()` time. */
+  readonly deadline: number;
+  resolve(reply: Buffer): void;
+  reject(error: Error): void;
+}
+
+/**
+ * One connected UDP socket and its queries in flight. Their read timeouts share one timer, due
+ * at the earliest deadline, instead of a timer set and cleared per query: most replies come long
+ * before their deadline, and each sweep times out what is due and re-arms for the next deadline.
+ */
 class UdpConn {
-  readonly waiters = new Map<number, Waiter>();
+  readonly waiters = new Map<number, UdpWaiter>();
+  sweepTimer: NodeJS.Timeout | undefined;
+  /** When {@link sweepTimer} is due, Infinity when unarmed. */
+  sweepAt = Infinity;
   readonly createdAt = Date.now();
   lastUsed = Date.now();
   closed = false;
@@ -115,8 +132,12 @@ export class UdpPool {
     return this.conns.length;
   }
 
-  /** Sends `query` with a fresh ID and resolves with the matching reply (still carrying that ID). */
-  async exchange(query: Uint8Array, question: Uint8Array, timeoutMs: number): Promise<Buffer> {
+  /**
+   * Sends `query` with a fresh ID and resolves with the matching reply (still carrying that ID).
+   * Not `async`: on a connected socket the datagram goes out now and the one promise returned
+   * is the reply's.
+   */
+  exchange(query: Uint8Array, question: Uint8Array, timeoutMs: number): Promise<Buffer> {
     const conn = this.pick();
     if (conn.idleTimer !== undefined) {
       clearTimeout(conn.idleTimer);
@@ -126,29 +147,29 @@ export class UdpPool {
     for (let i = 0; conn.waiters.has(id) && i < ID_TRIES; i++) id = randomId();
     while (conn.waiters.has(id)) id = (id + 1) & 0xffff;
     const wire = withId(query, id);
-    const reply = new Promise<Buffer>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        conn.waiters.delete(id);
-        this.release(conn);
-        reject(timeoutError('udp', conn.where));
-      }, timeoutMs);
-      conn.waiters.set(id, { question, resolve, reject, timer });
-    });
-    // A socket still connecting queues nothing itself, so wait for it once; afterwards skip the
-    // await, which would cost a microtask turn per query.
+    const deadline = performance.now() + timeoutMs;
+    const reply = new Promise<Buffer>((resolve, reject) => conn.waiters.set(id, { question, deadline, resolve, reject }));
+    if (deadline < conn.sweepAt) this.armSweep(conn, deadline);
+    if (conn.connected) {
+      conn.socket.send(wire);
+      return reply;
+    }
+    // A socket still connecting queues nothing itself, so the first queries wait for it.
     // A socket that fails before it is up (bind to a source_address that is not local) rejects
     // `reply` through close(); racing it keeps that rejection handled and ends the wait.
-    if (!conn.connected) await Promise.race([conn.ready, reply]);
-    if (!conn.closed) conn.socket.send(wire);
-    return reply;
+    return Promise.race([conn.ready, reply]).then(() => {
+      if (!conn.closed) conn.socket.send(wire);
+      return reply;
+    });
   }
 
   private pick(): UdpConn {
-    const now = Date.now();
+    // The clock is read only when an age matters: a busy socket under no max_age needs none.
+    let now = 0;
     for (const conn of this.conns) {
       if (conn.closed || conn.waiters.size >= MAX_UDP_IN_FLIGHT) continue;
-      if (this.options.maxAgeMs > 0 && now - conn.createdAt > this.options.maxAgeMs) continue;
-      if (conn.waiters.size === 0 && now - conn.lastUsed > this.options.expireMs) continue;
+      if (this.options.maxAgeMs > 0 && (now ||= Date.now()) - conn.createdAt > this.options.maxAgeMs) continue;
+      if (conn.waiters.size === 0 && (now ||= Date.now()) - conn.lastUsed > this.options.expireMs) continue;
       this.options.onCache?.(true);
       return conn;
     }
@@ -171,10 +192,10 @@ export class UdpPool {
     });
     const conn: UdpConn = new UdpConn(socket, ready, this.host, this.port);
     socket.on('message', (msg) => {
-      const waiter = conn.waiters.get(readId(msg));
+      const id = readId(msg);
+      const waiter = conn.waiters.get(id);
       if (waiter === undefined || !answersQuestion(msg, waiter.question)) return;
-      conn.waiters.delete(readId(msg));
-      clearTimeout(waiter.timer);
+      conn.waiters.delete(id);
       this.release(conn);
       waiter.resolve(msg);
     });
@@ -188,10 +209,43 @@ export class UdpPool {
     return conn;
   }
 
+  /** Sets the socket's read-timeout timer to `at` (`performance.now()` time). */
+  private armSweep(conn: UdpConn, at: number): void {
+    if (conn.sweepTimer !== undefined) clearTimeout(conn.sweepTimer);
+    conn.sweepAt = at;
+    conn.sweepTimer = setTimeout(() => this.sweep(conn), Math.max(1, at - performance.now()));
+  }
+
+  private stopSweep(conn: UdpConn): void {
+    if (conn.sweepTimer !== undefined) clearTimeout(conn.sweepTimer);
+    conn.sweepTimer = undefined;
+    conn.sweepAt = Infinity;
+  }
+
+  /** Fails the queries whose read timeout ran out and re-arms for the earliest one left. */
+  private sweep(conn: UdpConn): void {
+    conn.sweepTimer = undefined;
+    conn.sweepAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const [id, waiter] of conn.waiters) {
+      if (waiter.deadline <= now) {
+        conn.waiters.delete(id);
+        waiter.reject(timeoutError('udp', conn.where));
+      } else if (waiter.deadline < next) {
+        next = waiter.deadline;
+      }
+    }
+    if (next !== Infinity) this.armSweep(conn, next);
+    this.release(conn);
+  }
+
   /** Stamps the socket idle when its last query is done, and arms its expiry. */
   private release(conn: UdpConn): void {
-    conn.lastUsed = Date.now();
+    // Only an idle socket's age is ever read (pick, expiry), so a busy one needs no stamp.
     if (conn.waiters.size > 0 || conn.closed) return;
+    this.stopSweep(conn);
+    conn.lastUsed = Date.now();
     const idle = this.conns.filter((c) => c !== conn && c.waiters.size === 0).length;
     if (this.options.expireMs === 0 || (this.options.maxIdleConns > 0 && idle >= this.options.maxIdleConns)) return this.close(conn);
     if (this.options.maxAgeMs > 0 && Date.now() - conn.createdAt > this.options.maxAgeMs) return this.close(conn);
@@ -203,9 +257,9 @@ export class UdpPool {
     if (conn.closed) return;
     conn.closed = true;
     if (conn.idleTimer !== undefined) clearTimeout(conn.idleTimer);
+    this.stopSweep(conn);
     this.conns = this.conns.filter((c) => c !== conn);
     for (const waiter of conn.waiters.values()) {
-      clearTimeout(waiter.timer);
       waiter.reject(error ?? new Error(`read udp ${conn.where}: use of closed network connection`));
     }
     conn.waiters.clear();

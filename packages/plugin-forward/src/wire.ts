@@ -17,12 +17,19 @@ function lower(byte: number): number {
  */
 export function answersQuestion(reply: Uint8Array, question: Uint8Array): boolean {
   if (reply.length < HEADER_LENGTH) return false;
-  const qdcount = ((reply[OFFSET_QDCOUNT] ?? 0) << 8) | (reply[OFFSET_QDCOUNT + 1] ?? 0);
+  const qdcount = (reply[OFFSET_QDCOUNT]! << 8) | reply[OFFSET_QDCOUNT + 1]!;
   if (qdcount === 0) return true;
-  if (qdcount !== 1 || reply.length < HEADER_LENGTH + question.length) return false;
-  for (let i = 0; i < question.length; i++) {
-    if (lower(reply[HEADER_LENGTH + i] ?? 0) !== lower(question[i] ?? 0)) return false;
+  const length = question.length;
+  if (qdcount !== 1 || length < 5 || reply.length < HEADER_LENGTH + length) return false;
+  // The name: equal bytes, or equal once lower-cased (label lengths are below 64, never letters).
+  const nameEnd = length - 4;
+  for (let i = 0; i < nameEnd; i++) {
+    const a = reply[HEADER_LENGTH + i]!;
+    const b = question[i]!;
+    if (a !== b && lower(a) !== lower(b)) return false;
   }
+  // Type and class exactly: lower-casing them would take type 65 (HTTPS) for type 97.
+  for (let i = nameEnd; i < length; i++) if (reply[HEADER_LENGTH + i] !== question[i]) return false;
   return true;
 }
 

@@ -79,6 +79,31 @@ for (const transport of ['udp', 'tcp'] as const) {
   });
 }
 
+/**
+ * For type 65 (HTTPS) first replies with type 97 (0x61, 0x41 lower-cased) and the name in upper
+ * case, then with the real question: a case-insensitive match must cover the name only.
+ */
+const lowerCasedType: Behaviour = (_q, _transport, raw) => {
+  const answer = (type: number, upper: boolean): Buffer => {
+    const wire = Buffer.from(raw);
+    wire[2] = wire[2]! | 0x80;
+    const end = wire.length - 4;
+    if (upper) for (let i = 12; i < end; i++) if (wire[i]! >= 0x61 && wire[i]! <= 0x7a) wire[i] = wire[i]! - 0x20;
+    wire.writeUInt16BE(type, end);
+    return wire;
+  };
+  return [answer(97, true), answer(65, true)];
+};
+
+test('a reply whose type differs only as a lower-cased letter would is dropped; the name may differ in case', async (t) => {
+  const upstream = await upstreamFor(t, lowerCasedType);
+  const server = await serve(t, `forward . ${upstream.address}`);
+  const answer = await query({ port: server.port() }, 'example.org', 'UNKNOWN_65' as never);
+  assert.equal(answer.rcode, 'NOERROR');
+  assert.equal(answer.questions?.[0]?.type, 'UNKNOWN_65');
+  assert.equal(answer.questions?.[0]?.name, 'EXAMPLE.ORG');
+});
+
 test('an upstream that closes TCP connections after each reply gets new ones, and queries still succeed', async (t) => {
   const upstream = await upstreamFor(t);
   upstream.closeAfterReply = true;

@@ -51,6 +51,8 @@ export class Kubernetes implements Handler {
   private cached = 0;
   private generation = -1;
   private readonly depth = new WeakMap<Request, number>();
+  /** Wire lengths of {@link zones}, in their order. */
+  private readonly zoneLengths: readonly number[];
 
   constructor(
     private readonly state: HandlerState,
@@ -59,14 +61,18 @@ export class Kubernetes implements Handler {
     private readonly fallthrough: readonly string[],
     private readonly ttl: number,
     private readonly next: Handler | null,
-  ) {}
+  ) {
+    this.zoneLengths = zones.map((zone) => wireLength(zone.name));
+  }
 
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
     const qname = req.qname;
     let zone: ZoneInfo | undefined;
-    for (const z of this.zones) {
-      if (isSubdomain(qname, z.name)) {
-        zone = z;
+    let zoneLength = 0;
+    for (let i = 0; i < this.zones.length; i++) {
+      if (isSubdomain(qname, this.zones[i]!.name)) {
+        zone = this.zones[i]!;
+        zoneLength = this.zoneLengths[i]!;
         break;
       }
     }
@@ -74,7 +80,6 @@ export class Kubernetes implements Handler {
     const { store, resolver } = this.state;
     if (store === null || resolver === null) return Rcode.SERVFAIL;
     const nameEnd = req.questionEnd - 4;
-    const zoneLength = wireLength(zone.name);
     const mixedZone = hasUpper(req.raw, nameEnd - zoneLength, nameEnd);
     const prepared = this.prepare(store, resolver, qname, req.qtype, zone, mixedZone, nameEnd - 12);
     switch (prepared.kind) {
@@ -234,14 +239,24 @@ export function writeEncoded(req: Request, w: ResponseWriter, encoded: Encoded, 
   const hasOpt = req.hasEdns && !echoOptions;
   const body = encoded.body;
   const out = Buffer.allocUnsafe(questionEnd + body.length + (hasOpt ? OPT_LENGTH : 0));
-  out.writeUInt16BE(req.id, 0);
-  out.writeUInt16BE(Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS) | rcode, 2);
-  out.writeUInt16BE(1, 4);
-  out.writeUInt16BE(encoded.ancount, 6);
-  out.writeUInt16BE(encoded.nscount, 8);
-  out.writeUInt16BE(encoded.arcount + (hasOpt ? 1 : 0), 10);
-  raw.copy(out, 12, 12, questionEnd);
-  body.copy(out, questionEnd);
+  const flags = Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS) | rcode;
+  const arcount = encoded.arcount + (hasOpt ? 1 : 0);
+  // Byte stores and a loop over the question's few dozen bytes: Buffer's copy and write methods
+  // check their arguments and make a view per call, which costs more than the bytes here.
+  out[0] = req.id >> 8;
+  out[1] = req.id;
+  out[2] = flags >> 8;
+  out[3] = flags;
+  out[4] = 0;
+  out[5] = 1;
+  out[6] = encoded.ancount >> 8;
+  out[7] = encoded.ancount;
+  out[8] = encoded.nscount >> 8;
+  out[9] = encoded.nscount;
+  out[10] = arcount >> 8;
+  out[11] = arcount;
+  for (let i = 12; i < questionEnd; i++) out[i] = raw[i]!;
+  out.set(body, questionEnd);
   const patches = encoded.zonePatches;
   if (patches !== null) {
     // SRV targets end in the zone written in lower case; give them the question's spelling.

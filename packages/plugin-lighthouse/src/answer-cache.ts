@@ -1,7 +1,7 @@
 /**
  * The cache of built answers, one per query type the table answers (A, AAAA, SRV), looked up
- * by query type through a table rather than a chain of comparisons, so a type the table does
- * not answer is refused instead of landing in another type's cache.
+ * by query type, so a type the table does not answer is refused instead of landing in another
+ * type's cache.
  */
 import { TYPE_A, TYPE_AAAA, TYPE_SRV } from '@foghorn/core';
 import type { Entry } from './answer.js';
@@ -77,27 +77,41 @@ export class AnswerCache {
 
 /** One {@link AnswerCache} per answered query type, found by qtype. */
 export class AnswerCaches {
-  private readonly byQtype = new Map<number, AnswerCache>();
+  private readonly a: AnswerCache;
+  private readonly aaaa: AnswerCache;
+  private readonly srv: AnswerCache;
+  private readonly all: readonly AnswerCache[];
 
   constructor(capacity: number) {
-    this.byQtype.set(TYPE_A, new AnswerCache('a', capacity));
-    this.byQtype.set(TYPE_AAAA, new AnswerCache('aaaa', capacity));
-    this.byQtype.set(TYPE_SRV, new AnswerCache('srv', capacity));
+    this.a = new AnswerCache('a', capacity);
+    this.aaaa = new AnswerCache('aaaa', capacity);
+    this.srv = new AnswerCache('srv', capacity);
+    this.all = [this.a, this.aaaa, this.srv];
   }
 
   /** The cache for `qtype`, or undefined for a type the table does not answer from a cache. */
   of(qtype: number): AnswerCache | undefined {
-    return this.byQtype.get(qtype);
+    // A switch over three numbers rather than a map lookup: this runs on every query.
+    switch (qtype) {
+      case TYPE_A:
+        return this.a;
+      case TYPE_AAAA:
+        return this.aaaa;
+      case TYPE_SRV:
+        return this.srv;
+      default:
+        return undefined;
+    }
   }
 
   /** Entries cached, stale ones included until evicted. */
   get size(): number {
     let size = 0;
-    for (const cache of this.byQtype.values()) size += cache.size;
+    for (const cache of this.all) size += cache.size;
     return size;
   }
 
   clear(): void {
-    for (const cache of this.byQtype.values()) cache.clear();
+    for (const cache of this.all) cache.clear();
   }
 }

@@ -196,7 +196,7 @@ export class AnswerTable implements NameContext {
     // Only names of a service are kept, with its view: a flood of random names must not push
     // out real answers.
     const view = this.viewOf(qname, zone);
-    if (view === undefined) return this.resolveMiss(qname, qtype, zone);
+    if (view === undefined) return this.labelsLeftOfSvc(qname, zone) === 2 ? this.noSuchService(qname, qtype, zone) : this.resolveMiss(qname, qtype, zone);
     const entry = this.find(view, zone, map, qname)?.() ?? this.resolveMiss(qname, qtype, zone);
     cache.set(qname, { entry, view });
     return entry;
@@ -220,6 +220,30 @@ export class AnswerTable implements NameContext {
       found = (view === undefined ? undefined : this.find(view, other, map, qname)) ?? found;
     }
     return found?.();
+  }
+
+  /**
+   * How many labels stand left of `svc` in `qname`, a name under the forward zone `zone` shaped
+   * `...<name>.<namespace>.svc.<zone>`: 2 for a service's own name; 0 when it has no such shape
+   * or more labels (the name is then left to {@link resolveMiss}).
+   */
+  private labelsLeftOfSvc(qname: string, zone: ZoneInfo): number {
+    if (qname.length === zone.name.length) return 0;
+    const end = qname.length - zone.suffix.length - 1;
+    if (end < 4 || qname.charCodeAt(end - 1) !== 0x63 || qname.charCodeAt(end - 2) !== 0x76 || qname.charCodeAt(end - 3) !== 0x73 || qname.charCodeAt(end - 4) !== 0x2e) return 0;
+    const nsDot = qname.lastIndexOf('.', end - 5);
+    return nsDot > 0 && nsDot < end - 5 && qname.lastIndexOf('.', nsDot - 1) < 0 ? 2 : 0;
+  }
+
+  /**
+   * {@link resolveMiss} for `<name>.<namespace>.svc.<zone>` when no service has that name and
+   * namespace, without splitting the name: a name nobody exports is a common query (a client's
+   * search path, a service in another cluster set) and its answer is not cached.
+   */
+  private noSuchService(qname: string, qtype: number, zone: ZoneInfo): Answer {
+    if (this.txt.has(qname)) return zone.nodata;
+    const families = this.options.families;
+    return (qtype === TYPE_A && !families.v4) || (qtype === TYPE_AAAA && !families.v6) ? zone.nodata : zone.nxdomain;
   }
 
   /** The service whose name and namespace are the labels left of `svc` in `qname`, if any. */

@@ -124,16 +124,25 @@ export function writeAnswer(req: Request, w: ResponseWriter, answer: Answer): nu
   const body = answer.body;
   const size = questionEnd + body.length + (soa === null ? 0 : soa.length + 2) + (hasOpt ? OPT_LENGTH : 0);
   const out = Buffer.allocUnsafe(size);
-  out.writeUInt16BE(req.id, 0);
-  out.writeUInt16BE(Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS) | answer.rcode, 2);
-  out.writeUInt16BE(1, 4);
-  out.writeUInt16BE(answer.ancount, 6);
-  out.writeUInt16BE(soa === null ? 0 : 1, 8);
-  out.writeUInt16BE(hasOpt ? 1 : 0, 10);
-  raw.copy(out, 12, 12, questionEnd);
+  const flags = Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS) | answer.rcode;
+  // Byte stores and a loop over the question's few dozen bytes: Buffer's copy and write methods
+  // check their arguments and make a view per call, which costs more than the bytes here.
+  out[0] = req.id >> 8;
+  out[1] = req.id;
+  out[2] = flags >> 8;
+  out[3] = flags;
+  out[4] = 0;
+  out[5] = 1;
+  out[6] = answer.ancount >> 8;
+  out[7] = answer.ancount;
+  out[8] = 0;
+  out[9] = soa === null ? 0 : 1;
+  out[10] = 0;
+  out[11] = hasOpt ? 1 : 0;
+  for (let i = 12; i < questionEnd; i++) out[i] = raw[i]!;
   let offset = questionEnd;
   if (body.length > 0) {
-    body.copy(out, offset);
+    out.set(body, offset);
     const patches = answer.zoneOffsets;
     if (patches !== null) patchZoneCase(raw, nameEnd, out, offset, patches);
     offset += body.length;
