@@ -2,8 +2,9 @@
  * `npm run bench:growth`: does Foghorn's memory grow with the number of queries it has answered?
  * For each scenario (the `scenario-*.js` modules `npm run bench` uses) it starts Foghorn with the
  * memory-stats.ts preload, sends BENCH_GROWTH_QUERIES / 5 queries with Debian's `dnsperf` (1
- * million by default), reads resident memory, sends the rest (up to 5 million), reads it again,
- * and prints both with their ratio. The target is a ratio of at most 1.10 for every scenario.
+ * million by default) and reads its memory, four more times (up to 5 million), and prints the
+ * first and last reading with their ratio. The target is a ratio of at most 1.10 for every
+ * scenario.
  *
  * Each reading is VmRSS from /proc as found after the load (what a container's limit counts),
  * then the V8 heap in use after a full garbage collection (the preload's `gc()`), which shows a
@@ -66,6 +67,7 @@ interface Row {
   scenario: string;
   first: MemoryReading;
   last: MemoryReading;
+  readings: MemoryReading[];
   sent: number;
   qps: number;
 }
@@ -78,12 +80,12 @@ const ratio = (a: number, b: number): string => (b / a).toFixed(3);
 
 function table(rows: Row[]): string {
   const lines = [
-    `| scenario | RSS at ${(checkpoint / 1e6).toLocaleString('en')}M | RSS at ${(total / 1e6).toLocaleString('en')}M | RSS ratio | heap used after GC, ${(checkpoint / 1e6).toLocaleString('en')}M → ${(total / 1e6).toLocaleString('en')}M | heap ratio | QPS |`,
-    '|---|---|---|---|---|---|---|',
+    `| scenario | RSS at ${(checkpoint / 1e6).toLocaleString('en')}M | RSS at ${(total / 1e6).toLocaleString('en')}M | RSS ratio | heap used after GC, ${(checkpoint / 1e6).toLocaleString('en')}M → ${(total / 1e6).toLocaleString('en')}M | heap ratio | RSS at each fifth, MB | QPS |`,
+    '|---|---|---|---|---|---|---|---|',
   ];
-  for (const { scenario, first, last, qps } of rows) {
+  for (const { scenario, first, last, readings, qps } of rows) {
     lines.push(
-      `| ${scenario} | ${mb(first.rss)} MB | ${mb(last.rss)} MB | ${ratio(first.rss, last.rss)} | ${mb(first.afterGc.heapUsed)} → ${mb(last.afterGc.heapUsed)} MB | ${ratio(first.afterGc.heapUsed, last.afterGc.heapUsed)} | ${Math.round(qps).toLocaleString('en')} |`,
+      `| ${scenario} | ${mb(first.rss)} MB | ${mb(last.rss)} MB | ${ratio(first.rss, last.rss)} | ${mb(first.afterGc.heapUsed)} → ${mb(last.afterGc.heapUsed)} MB | ${ratio(first.afterGc.heapUsed, last.afterGc.heapUsed)} | ${readings.map((r) => (r.rss / 1048576).toFixed(0)).join(', ')} | ${Math.round(qps).toLocaleString('en')} |`,
     );
   }
   return lines.join('\n');
@@ -121,17 +123,27 @@ try {
         const trace = openSync(join(dir, `trace-gc-${name}.log`), 'w');
         foghorn.child.stdout!.on('data', (chunk: Buffer) => writeFileSync(trace, chunk));
       }
-      const started = performance.now();
-      const a = await load(foghorn, queryFile, queries.length, checkpoint, dir);
-      const first = await foghorn.read();
-      console.error(`${name}: ${a.sent.toLocaleString('en')} sent (${Math.round(a.completed / a.seconds).toLocaleString('en')} QPS): RSS ${mb(first.rss)} MB, heap used ${mb(first.afterGc.heapUsed)} MB after GC; ${detail(first)}`);
-      const b = await load(foghorn, queryFile, queries.length, total - checkpoint, dir);
-      const last = await foghorn.read();
-      const seconds = (performance.now() - started) / 1000;
-      console.error(
-        `${name}: ${(a.sent + b.sent).toLocaleString('en')} sent in ${seconds.toFixed(0)} s: RSS ${mb(last.rss)} MB (×${ratio(first.rss, last.rss)}), heap used ${mb(last.afterGc.heapUsed)} MB after GC (×${ratio(first.afterGc.heapUsed, last.afterGc.heapUsed)}); ${detail(last)}`,
-      );
-      rows.push({ scenario: name, first, last, sent: a.sent + b.sent, qps: (a.completed + b.completed) / (a.seconds + b.seconds) });
+      // A reading after every fifth of the queries: the first and last make the table, the ones
+      // between show whether memory levels off or keeps climbing.
+      const readings: MemoryReading[] = [];
+      let sent = 0;
+      let completed = 0;
+      let seconds = 0;
+      for (let step = 1; step <= 5; step++) {
+        const part = await load(foghorn, queryFile, queries.length, Math.round((total * step) / 5) - sent, dir);
+        sent += part.sent;
+        completed += part.completed;
+        seconds += part.seconds;
+        const reading = await foghorn.read();
+        readings.push(reading);
+        console.error(
+          `${name}: ${sent.toLocaleString('en')} sent (${Math.round(part.completed / part.seconds).toLocaleString('en')} QPS): RSS ${mb(reading.rss)} MB (×${ratio(readings[0]!.rss, reading.rss)}), ` +
+            `heap used ${mb(reading.afterGc.heapUsed)} MB after GC; ${detail(reading)}`,
+        );
+      }
+      const first = readings[0]!;
+      const last = readings[4]!;
+      rows.push({ scenario: name, first, last, readings, sent, qps: completed / seconds });
     } finally {
       await foghorn?.stop();
       await setup.cleanup();
