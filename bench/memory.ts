@@ -17,6 +17,7 @@
  * (VmRSS, the lowest of ten samples 0.3 s apart) and the V8 heap in use after a full garbage
  * collection (bench/peers/memory-stats.ts, preloaded). The empty row (100 namespaces, no service)
  * is subtracted: per service is the difference over SERVICES, per endpoint over the endpoints.
+ * BENCH_MEMORY_INDEXES (default `kubernetes,lighthouse`) picks the plugins;
  * BENCH_HEAP_SNAPSHOTS (a directory) leaves a heap snapshot of each row there
  * (`node bench/dist/heap-summary.js FILE` prints what dominates). A benchmark: nothing asserts.
  */
@@ -32,6 +33,7 @@ import { mb, startProbed, vmRss } from './memory-probe.js';
 const sizes = process.argv.slice(2).map(Number);
 const counts = sizes.length > 0 ? sizes : [10_000, 50_000, 100_000];
 const snapshots = process.env['BENCH_HEAP_SNAPSHOTS'];
+const indexes = (process.env['BENCH_MEMORY_INDEXES'] ?? 'kubernetes,lighthouse').split(',');
 
 interface Figures {
   readonly label: string;
@@ -115,24 +117,27 @@ const loadLine = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 const loadBefore = loadLine();
 console.error(`node ${process.versions.node}; load average ${loadBefore}`);
 
-const kubeEmpty = await measure('kubernetes', 0, 0, kubernetesObjects(0, 5), kubernetesBlock);
-const kubeRows: Figures[] = [];
-for (const count of counts) kubeRows.push(await measure('kubernetes', count, count * 5, kubernetesObjects(count, 5), kubernetesBlock));
-const largest = Math.max(...counts);
-const oneEach = await measure('kubernetes, 1 endpoint each', largest, largest, kubernetesObjects(largest, 1), kubernetesBlock);
-const lighthouseEmpty = await measure('lighthouse', 0, 0, lighthouseObjects(0), lighthouseBlock);
-const lighthouseRows: Figures[] = [];
-for (const count of counts) lighthouseRows.push(await measure('lighthouse', count, lighthouseEndpoints(count), lighthouseObjects(count), lighthouseBlock));
-
-const fiveEach = kubeRows.find((row) => row.services === largest)!;
-const endpointHeap = (fiveEach.heapUsed - oneEach.heapUsed) / (4 * largest);
-const endpointRss = (fiveEach.rss - oneEach.rss) / (4 * largest);
-const serviceHeap = (oneEach.heapUsed - kubeEmpty.heapUsed) / largest - endpointHeap;
-
-console.log(`node ${process.versions.node}; load average before ${loadBefore}, after ${loadLine()}\n`);
-console.log(table([kubeEmpty, ...kubeRows, oneEach], kubeEmpty));
-console.log(
-  `\nkubernetes at ${largest.toLocaleString('en')} services, 5 against 1 endpoint each: an endpoint costs ${Math.round(endpointHeap).toLocaleString('en')} B of heap ` +
-    `(${Math.round(endpointRss).toLocaleString('en')} B of RSS), a service without its endpoints ${Math.round(serviceHeap).toLocaleString('en')} B of heap\n`,
-);
-console.log(table([lighthouseEmpty, ...lighthouseRows], lighthouseEmpty));
+console.log(`node ${process.versions.node}`);
+if (indexes.includes('kubernetes')) {
+  const empty = await measure('kubernetes', 0, 0, kubernetesObjects(0, 5), kubernetesBlock);
+  const rows: Figures[] = [];
+  for (const count of counts) rows.push(await measure('kubernetes', count, count * 5, kubernetesObjects(count, 5), kubernetesBlock));
+  const largest = Math.max(...counts);
+  const oneEach = await measure('kubernetes, 1 endpoint each', largest, largest, kubernetesObjects(largest, 1), kubernetesBlock);
+  const fiveEach = rows.find((row) => row.services === largest)!;
+  const endpointHeap = (fiveEach.heapUsed - oneEach.heapUsed) / (4 * largest);
+  const endpointRss = (fiveEach.rss - oneEach.rss) / (4 * largest);
+  const serviceHeap = (oneEach.heapUsed - empty.heapUsed) / largest - endpointHeap;
+  console.log(`\n${table([empty, ...rows, oneEach], empty)}`);
+  console.log(
+    `\nkubernetes at ${largest.toLocaleString('en')} services, 5 against 1 endpoint each: an endpoint costs ${Math.round(endpointHeap).toLocaleString('en')} B of heap ` +
+      `(${Math.round(endpointRss).toLocaleString('en')} B of RSS), a service without its endpoints ${Math.round(serviceHeap).toLocaleString('en')} B of heap`,
+  );
+}
+if (indexes.includes('lighthouse')) {
+  const empty = await measure('lighthouse', 0, 0, lighthouseObjects(0), lighthouseBlock);
+  const rows: Figures[] = [];
+  for (const count of counts) rows.push(await measure('lighthouse', count, lighthouseEndpoints(count), lighthouseObjects(count), lighthouseBlock));
+  console.log(`\n${table([empty, ...rows], empty)}`);
+}
+console.log(`\nload average before ${loadBefore}, after ${loadLine()}`);
