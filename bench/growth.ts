@@ -79,13 +79,18 @@ const detail = ({ afterGc }: MemoryReading): string =>
 const ratio = (a: number, b: number): string => (b / a).toFixed(3);
 
 function table(rows: Row[]): string {
+  const at = (queries: number): string => `${(queries / 1e6).toLocaleString('en')}M`;
+  const span = `${at(checkpoint)} → ${at(total)}`;
   const lines = [
-    `| scenario | RSS at ${(checkpoint / 1e6).toLocaleString('en')}M | RSS at ${(total / 1e6).toLocaleString('en')}M | RSS ratio | heap used after GC, ${(checkpoint / 1e6).toLocaleString('en')}M → ${(total / 1e6).toLocaleString('en')}M | heap ratio | RSS at each fifth, MB | QPS |`,
-    '|---|---|---|---|---|---|---|---|',
+    `| scenario | RSS, ${span} | ratio | RSS after a full GC, ${span} | ratio | heap used after GC, ${span} | ratio | RSS at each ${at(checkpoint)}, MB | QPS |`,
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const { scenario, first, last, readings, qps } of rows) {
+    const pair = (a: number, b: number): string => `${mb(a)} → ${mb(b)} MB | ${ratio(a, b)}`;
     lines.push(
-      `| ${scenario} | ${mb(first.rss)} MB | ${mb(last.rss)} MB | ${ratio(first.rss, last.rss)} | ${mb(first.afterGc.heapUsed)} → ${mb(last.afterGc.heapUsed)} MB | ${ratio(first.afterGc.heapUsed, last.afterGc.heapUsed)} | ${readings.map((r) => (r.rss / 1048576).toFixed(0)).join(', ')} | ${Math.round(qps).toLocaleString('en')} |`,
+      `| ${scenario} | ${pair(first.rss, last.rss)} | ${pair(first.afterGc.rss, last.afterGc.rss)} | ${pair(first.afterGc.heapUsed, last.afterGc.heapUsed)} | ${readings
+        .map((r) => (r.rss / 1048576).toFixed(0))
+        .join(', ')} | ${Math.round(qps).toLocaleString('en')} |`,
     );
   }
   return lines.join('\n');

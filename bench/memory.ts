@@ -16,7 +16,8 @@
  * Each row is read once the process is ready (`/ready` answers 200) and settled: resident memory
  * (VmRSS, the lowest of ten samples 0.3 s apart) and the V8 heap in use after a full garbage
  * collection (bench/peers/memory-stats.ts, preloaded). The empty row (100 namespaces, no service)
- * is subtracted: per service is the difference over SERVICES, per endpoint over the endpoints.
+ * is subtracted: "÷ services" is the difference over SERVICES, "÷ endpoints" the same difference
+ * over the endpoints (each figure carries all the rest too; the 5-against-1 line separates them).
  * BENCH_MEMORY_INDEXES (default `kubernetes,lighthouse`) picks the plugins;
  * BENCH_HEAP_SNAPSHOTS (a directory) leaves a heap snapshot of each row there
  * (`node bench/dist/heap-summary.js FILE` prints what dominates). A benchmark: nothing asserts.
@@ -102,7 +103,7 @@ const lighthouseEndpoints = (count: number): number => 3 * (count + 2 * Math.flo
 const perUnit = (delta: number, units: number): string => (units > 0 ? Math.round(delta / units).toLocaleString('en') : '');
 
 function table(rows: Figures[], empty: Figures): string {
-  const lines = ['| index | services | endpoints | ready after | RSS | heap used | RSS per service | heap per service | heap per endpoint |', '|---|---|---|---|---|---|---|---|---|'];
+  const lines = ['| index | services | endpoints | ready after | RSS | heap used | RSS ÷ services | heap ÷ services | heap ÷ endpoints |', '|---|---|---|---|---|---|---|---|---|'];
   for (const row of rows) {
     const dRss = row.rss - empty.rss;
     const dHeap = row.heapUsed - empty.heapUsed;
