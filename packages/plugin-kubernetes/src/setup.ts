@@ -82,7 +82,7 @@ export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => v
         onSlice: (event) => {
           const index = event.slice.index;
           const found = event.multicluster ? store.imports.byIndex.get(index) : store.services.byIndex.get(index);
-          const only = found?.size === 1 ? [...found][0]! : null;
+          const only = found?.length === 1 ? found[0]! : null;
           metrics.recordSlice(event, only === null ? null : only.headless, c.log);
         },
       });

@@ -199,11 +199,17 @@ function sameModel(a: { readonly rv: string | undefined }, b: { readonly rv: str
 /** What the SOA serial follows: the internal clock, or the multicluster one (CoreDNS `Modified`). */
 export type Clock = 'internal' | 'multicluster';
 
-/** Objects of one resource by key, grouped by index and by IP. */
+/**
+ * Objects of one resource by key, grouped by index and by IP. A group is an array, not a Set:
+ * nearly every index and IP names one object (a service, its slice, an endpoint's address), and
+ * a Set of one costs about 200 bytes of heap where a one-element array costs about 56; with 7 or 8
+ * groups per service and its endpoints that was a third of the index (bench/memory.ts). Groups
+ * stay small (the slices of one service, the services sharing an IP), so removal by scan is cheap.
+ */
 class Collection<T extends { readonly key: string; readonly rv: string | undefined }> {
   readonly byKey = new Map<string, T>();
-  readonly byIndex = new Map<string, Set<T>>();
-  readonly byIp = new Map<string, Set<T>>();
+  readonly byIndex = new Map<string, T[]>();
+  readonly byIp = new Map<string, T[]>();
 
   constructor(
     private readonly indexOf: (item: T) => string | null,
@@ -240,17 +246,20 @@ class Collection<T extends { readonly key: string; readonly rv: string | undefin
   }
 }
 
-function add<T>(map: Map<string, Set<T>>, key: string, item: T): void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(item);
+/** Adds `item` to `key`'s group unless it is there (a slice may list one IP twice). */
+function add<T>(map: Map<string, T[]>, key: string, item: T): void {
+  const group = map.get(key);
+  if (group === undefined) map.set(key, [item]);
+  else if (!group.includes(item)) group.push(item);
 }
 
-function drop<T>(map: Map<string, Set<T>>, key: string, item: T): void {
-  const set = map.get(key);
-  if (!set) return;
-  set.delete(item);
-  if (set.size === 0) map.delete(key);
+function drop<T>(map: Map<string, T[]>, key: string, item: T): void {
+  const group = map.get(key);
+  if (group === undefined) return;
+  const at = group.indexOf(item);
+  if (at < 0) return;
+  if (group.length === 1) map.delete(key);
+  else group.splice(at, 1);
 }
 
 /** A slice event the programming-latency metric looks at. */

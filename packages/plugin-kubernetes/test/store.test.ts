@@ -91,3 +91,18 @@ test('with zonal, an endpoint changing zone moves the serial; without, it does n
     assert.equal(store.serial('internal'), zonal ? 1001 : 1000, `zonal ${zonal}`);
   }
 });
+
+test('index groups: two slices of a service and a shared IP are found, moved and dropped without leaving empty groups', () => {
+  const { store } = clocked();
+  store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.1' }, { ip: '10.1.0.1' }], [http]), '1'));
+  store.sliceSink.upsert(withRv(endpointSlice('s-2', 'ns', 's', [{ ip: '10.1.0.1' }, { ip: '10.1.0.2' }], [http]), '2'));
+  assert.deepEqual(store.slices.byIndex.get('s.ns')?.map((s) => s.key), ['ns/s-1', 'ns/s-2']);
+  assert.deepEqual(store.slices.byIp.get('10.1.0.1')?.map((s) => s.key), ['ns/s-1', 'ns/s-2'], 'a slice listing an IP twice is in its group once');
+  store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.3' }], [http]), '3'));
+  assert.deepEqual(store.slices.byIp.get('10.1.0.1')?.map((s) => s.key), ['ns/s-2']);
+  assert.deepEqual(store.slices.byIndex.get('s.ns')?.map((s) => s.key), ['ns/s-2', 'ns/s-1'], 'an update re-enters the group');
+  store.sliceSink.remove(endpointSlice('s-1', 'ns', 's', [], []));
+  store.sliceSink.remove(endpointSlice('s-2', 'ns', 's', [], []));
+  assert.equal(store.slices.byIndex.size, 0);
+  assert.equal(store.slices.byIp.size, 0);
+});
