@@ -8,6 +8,7 @@
  *                  ▼                                    ▼                       ▼ written: server writes it
  */
 import dgram from 'node:dgram';
+import dns from 'node:dns';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { OptAnswer, Packet } from 'dns-packet';
@@ -503,9 +504,20 @@ function isNoIpv6(error: unknown): boolean {
   return code === 'EAFNOSUPPORT' || code === 'EADDRNOTAVAIL' || code === 'EINVAL';
 }
 
+/**
+ * The address lookup of a listener's UDP socket. Replies go to the address a query came from,
+ * an IP literal, for which dgram's default (`dns.lookup`) answers on the next tick: a tick, a
+ * closure and a deferred send per reply. This one answers literals at once.
+ */
+function literalLookup(address: string, options: dns.LookupOneOptions, callback: (error: NodeJS.ErrnoException | null, address: string, family: number) => void): void {
+  const family = net.isIP(address);
+  if (family === 0) dns.lookup(address, options, callback);
+  else callback(null, address, family);
+}
+
 function bindUdp(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgram.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket({ type, ipv6Only: false });
+    const socket = dgram.createSocket({ type, ipv6Only: false, lookup: literalLookup });
     const onError = (error: Error): void => {
       socket.close();
       reject(error);
