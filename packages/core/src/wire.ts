@@ -147,16 +147,22 @@ function readQuestion(buf: Uint8Array, out: QueryHeader): boolean {
 
 /** Offset just past the name read by the last {@link readName} call (avoids a result object). */
 let nameEndOffset = 0;
+/**
+ * The presentation text of the name being read, written byte by byte and made a string once: one
+ * native call per name instead of one per label and the concatenations. A label octet is at most
+ * four characters (`\DDD`), so 4 × 255 always fits.
+ */
+const nameText = Buffer.allocUnsafe(4 * MAX_NAME_LENGTH);
 
 /**
  * Reads a possibly compressed name in presentation form. Returns null for a malformed name:
  * a pointer loop or forward pointer, a reserved label type, running past the end, or more than
- * 255 octets.
+ * 255 octets. `.`, `\` and non-printable octets in labels are escaped as in zone files.
  */
 export function readName(buf: Uint8Array, start: number): string | null {
   let offset = start;
   let end = -1;
-  let name = '';
+  let text = 0;
   let wireLength = 1;
   // A pointer must point strictly backwards, so following at most length/2 pointers is enough
   // to detect every loop.
@@ -178,39 +184,28 @@ export function readName(buf: Uint8Array, start: number): string | null {
       continue;
     }
     if (kind !== 0) return null;
-    if (offset + 1 + length > buf.length) return null;
+    const labelEnd = offset + 1 + length;
+    if (labelEnd > buf.length) return null;
     wireLength += length + 1;
     if (wireLength > MAX_NAME_LENGTH) return null;
-    name += labelText(buf, offset + 1, offset + 1 + length) + '.';
-    offset += 1 + length;
+    for (let i = offset + 1; i < labelEnd; i++) {
+      const c = buf[i]!;
+      if (c > 0x20 && c < 0x7f && c !== 0x2e && c !== 0x5c) nameText[text++] = c;
+      else if (c === 0x2e || c === 0x5c) {
+        nameText[text++] = 0x5c;
+        nameText[text++] = c;
+      } else {
+        nameText[text++] = 0x5c;
+        nameText[text++] = 0x30 + Math.floor(c / 100);
+        nameText[text++] = 0x30 + (Math.floor(c / 10) % 10);
+        nameText[text++] = 0x30 + (c % 10);
+      }
+    }
+    nameText[text++] = 0x2e;
+    offset = labelEnd;
   }
   nameEndOffset = end < 0 ? offset : end;
-  return name === '' ? '.' : name;
-}
-
-/** Label bytes as text; `.`, `\` and non-printable bytes are escaped as in zone files. */
-function labelText(buf: Uint8Array, from: number, to: number): string {
-  let plain = true;
-  for (let i = from; i < to; i++) {
-    const c = buf[i]!;
-    if (c <= 0x20 || c >= 0x7f || c === 0x2e || c === 0x5c) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return latin1(buf, from, to);
-  let text = '';
-  for (let i = from; i < to; i++) {
-    const c = buf[i]!;
-    if (c === 0x2e || c === 0x5c) text += '\\' + String.fromCharCode(c);
-    else if (c <= 0x20 || c >= 0x7f) text += '\\' + String(c).padStart(3, '0');
-    else text += String.fromCharCode(c);
-  }
-  return text;
-}
-
-function latin1(buf: Uint8Array, from: number, to: number): string {
-  return Buffer.prototype.latin1Slice.call(buf, from, to) as string;
+  return text === 0 ? '.' : nameText.toString('latin1', 0, text);
 }
 
 /**

@@ -57,30 +57,31 @@ export class Whoami implements Handler {
     const total = req.hasEdns ? size + OPT_LENGTH : size;
     if (total > req.maxResponseSize) return false;
     const out = Buffer.allocUnsafe(total);
-    out.writeUInt16BE(req.id, 0);
-    out.writeUInt16BE(Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS), 2);
-    out.writeUInt32BE(0x0001_0000, 4); // QDCOUNT 1, ANCOUNT 0
-    out.writeUInt32BE((withSrv ? 2 : 1) + (req.hasEdns ? 1 : 0), 8); // NSCOUNT 0, ARCOUNT
-    raw.copy(out, HEADER_LENGTH, HEADER_LENGTH, questionEnd);
+    // Byte stores rather than Buffer's write and copy methods: the reply is a hundred octets.
+    const flags = Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS);
+    out[0] = req.id >> 8;
+    out[1] = req.id & 0xff;
+    out[2] = flags >> 8;
+    out[3] = flags & 0xff;
+    out[4] = 0;
+    out[5] = 1; // QDCOUNT
+    for (let i = 6; i < 11; i++) out[i] = 0; // ANCOUNT, NSCOUNT, ARCOUNT's high octet
+    out[11] = (withSrv ? 2 : 1) + (req.hasEdns ? 1 : 0);
+    for (let i = HEADER_LENGTH; i < questionEnd; i++) out[i] = raw[i]!;
     let offset = lowerName(raw, nameEnd, out, questionEnd);
-    offset = out.writeUInt16BE(address.length === 4 ? TYPE_A : TYPE_AAAA, offset);
-    offset = out.writeUInt16BE(req.qclass, offset);
-    offset = out.writeUInt32BE(0, offset);
-    offset = out.writeUInt16BE(address.length, offset);
-    out.set(address, offset);
-    offset += address.length;
+    offset = recordHeader(out, offset, address.length === 4 ? TYPE_A : TYPE_AAAA, req.qclass, address.length);
+    for (let i = 0; i < address.length; i++) out[offset++] = address[i]!;
     if (withSrv) {
-      out[offset] = 4;
-      out[offset + 1] = 0x5f; // _
-      out.write(req.transport, offset + 2, 'latin1');
-      offset = lowerName(raw, nameEnd, out, offset + SRV_LABEL_LENGTH);
-      offset = out.writeUInt16BE(TYPE_SRV, offset);
-      offset = out.writeUInt16BE(req.qclass, offset);
-      offset = out.writeUInt32BE(0, offset);
-      offset = out.writeUInt16BE(SRV_RDATA, offset);
-      offset = out.writeUInt32BE(0, offset); // priority, weight
-      offset = out.writeUInt16BE(req.remotePort, offset);
-      out[offset++] = 0; // target: the root
+      const proto = req.transport === 'udp' ? UDP : TCP;
+      out[offset++] = 4;
+      for (let i = 0; i < 4; i++) out[offset++] = proto[i]!;
+      offset = lowerName(raw, nameEnd, out, offset);
+      offset = recordHeader(out, offset, TYPE_SRV, req.qclass, SRV_RDATA);
+      for (let i = 0; i < 4; i++) out[offset + i] = 0; // priority, weight
+      out[offset + 4] = req.remotePort >> 8;
+      out[offset + 5] = req.remotePort & 0xff;
+      out[offset + 6] = 0; // target: the root
+      offset += SRV_RDATA;
     }
     if (req.hasEdns) writeOpt(out, offset, req.udpSize, req.dnssecOk);
     w.writeWire(out, size);
@@ -109,6 +110,22 @@ export class Whoami implements Handler {
     reply.additionals = req.questionEnd - 16 + srvName.length - req.qname.length > MAX_NAME_LENGTH ? [address] : [address, srv];
     w.write(reply);
   }
+}
+
+/** `_udp` and `_tcp`, the SRV owner's first label. */
+const UDP = Buffer.from('_udp', 'latin1');
+const TCP = Buffer.from('_tcp', 'latin1');
+
+/** Writes type, class, TTL 0 and RDLENGTH at `offset`; returns the offset of the RDATA. */
+function recordHeader(out: Buffer, offset: number, type: number, klass: number, rdlength: number): number {
+  out[offset] = type >> 8;
+  out[offset + 1] = type & 0xff;
+  out[offset + 2] = klass >> 8;
+  out[offset + 3] = klass & 0xff;
+  for (let i = 4; i < 8; i++) out[offset + i] = 0; // TTL
+  out[offset + 8] = rdlength >> 8;
+  out[offset + 9] = rdlength & 0xff;
+  return offset + RR_FIXED;
 }
 
 /**
