@@ -24,8 +24,13 @@
  * `kubernetes` needs a scenario-kubernetes module: each runs when Foghorn has it.
  * Environment: BENCH_SECONDS (per round, default 5), BENCH_ROUNDS (default 3), BENCH_TAIL_QPS,
  * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_PEERS (comma-separated names:
- * raw, naive, dns2, miekg, knot, unbound, relay), BENCH_CPU_PROF (a directory: Foghorn runs under
- * `node --cpu-prof` and leaves `foghorn-<scenario>.cpuprofile` there).
+ * raw, naive, dns2, miekg, knot, unbound, relay; `none` for no peer), BENCH_CPU_PROF (a directory:
+ * Foghorn runs under `node --cpu-prof` and leaves `foghorn-<scenario>.cpuprofile` there),
+ * BENCH_BASELINE (another built checkout, e.g. `git archive` of the commit before a change with
+ * `node_modules` and `npm run build`: its Foghorn runs as one more server in the same rounds, so
+ * an optimisation's before and after are measured side by side on a busy machine). A scenario's
+ * `variants` (Foghorn with other Corefiles, such as the same chain without log and prometheus)
+ * run in the same rounds too.
  * It is a benchmark: nothing here asserts a time.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -33,7 +38,7 @@ import type { ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dnsPacket from 'dns-packet';
 import { cli, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
@@ -49,6 +54,7 @@ const serverCpus = env['BENCH_SERVER_CPUS'] ?? '0';
 const clientCpus = env['BENCH_CLIENT_CPUS'] ?? '1';
 const onlyPeers = env['BENCH_PEERS']?.split(',');
 const cpuProfileDir = env['BENCH_CPU_PROF'];
+const baseline = env['BENCH_BASELINE'];
 /** The issue's scenario list, in its order; `workers` and `kubernetes` are checked for below. */
 const defaultScenarios = ['whoami', 'lighthouse', 'kubernetes', 'cache', 'forward', 'corefile-example', 'workers'];
 
@@ -237,14 +243,19 @@ function peersFor(setup: ScenarioSetup, dir: string): Array<[string, () => Promi
   return all.filter(([name]) => !onlyPeers || onlyPeers.includes(name));
 }
 
-async function foghorn(setup: ScenarioSetup, dir: string, name: string, args: readonly string[]): Promise<Server> {
+/**
+ * Foghorn serving `corefileText`. `repository` is the checkout whose build runs (this one, or
+ * BENCH_BASELINE's); `name` tells the files of one Foghorn from another's.
+ */
+async function foghorn(corefileText: string, dir: string, name: string, args: readonly string[], label = 'Foghorn', repository = here('../..')): Promise<Server> {
   const corefile = join(dir, `Corefile-${name}`);
   const statsFile = join(dir, `loop-stats-${name}.json`);
-  writeFileSync(corefile, setup.corefile);
+  writeFileSync(corefile, corefileText);
   const preload = pathToFileURL(here('./peers/loop-stats.js')).href;
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=foghorn-${name}.cpuprofile`] : [];
+  const command = join(repository, relative(here('../..'), cli));
   // cwd: the repository, where Corefile.example's relative paths point.
-  const child = pinned(process.execPath, [...profile, '--import', preload, cli, '-conf', corefile, ...args], { FOGHORN_BENCH_STATS: statsFile }, here('../..'));
+  const child = pinned(process.execPath, [...profile, '--import', preload, command, '-conf', corefile, ...args], { FOGHORN_BENCH_STATS: statsFile }, repository);
   const port = await waitForPort(child, foghornListening);
   // loop-stats.ts starts measuring at the first SIGUSR2 and writes the file at each later one.
   const loopStats = {
@@ -256,7 +267,7 @@ async function foghorn(setup: ScenarioSetup, dir: string, name: string, args: re
       return existsSync(statsFile) ? (JSON.parse(readFileSync(statsFile, 'utf8')) as LoopStats) : undefined;
     },
   };
-  return { name: `Foghorn${args.length ? ` ${args.join(' ')}` : ''}`, port, process: child, loopStats };
+  return { name: `${label}${args.length ? ` ${args.join(' ')}` : ''}`, port, process: child, loopStats };
 }
 
 /** One dnsperf run (pinned to the client cores) against a server; `-v` gives every latency. */
@@ -381,7 +392,11 @@ try {
     try {
       const queryFile = join(dir, `queries-${run.module}`);
       writeFileSync(queryFile, (setup.queries ?? [`${setup.queryName} ${setup.queryType}`]).join('\n') + '\n');
-      servers.push(await foghorn(setup, dir, run.module, run.args));
+      servers.push(await foghorn(setup.corefile, dir, run.module, run.args));
+      for (const [i, variant] of (setup.variants ?? []).entries()) {
+        servers.push(await foghorn(variant.corefile, dir, `${run.module}-variant${i}`, run.args, `Foghorn ${variant.label}`));
+      }
+      if (baseline) servers.push(await foghorn(setup.corefile, dir, `${run.module}-baseline`, run.args, `Foghorn at ${baseline}`, baseline));
       for (const [name, start] of peersFor(setup, dir)) {
         try {
           servers.push(await start());
@@ -416,6 +431,8 @@ try {
       const own = medians[0]!.result;
       for (const row of medians.slice(1)) row.ratio = { qps: own.qps / row.result.qps, cpu: row.result.cpuUs / own.cpuUs };
       rows.push(...medians);
+      // Each scenario's rows as soon as they are known: a later scenario that fails loses nothing.
+      console.error(`\n${table(medians)}\n`);
     } finally {
       await stop(servers);
       await setup.cleanup();

@@ -19,6 +19,11 @@ export interface ScenarioSetup {
    * relay peers at it, so the comparison is proxying against proxying.
    */
   readonly upstreamPort?: number;
+  /**
+   * Foghorn with other Corefiles, measured in the same rounds as `corefile` (bench:dnsperf): the
+   * same chain without some plugins, so Foghorn's ratio to a variant is what those plugins cost.
+   */
+  readonly variants?: ReadonlyArray<{ readonly label: string; readonly corefile: string }>;
   /** Stops whatever `setup` started (an upstream, a test API server). */
   cleanup(): Promise<void>;
 }

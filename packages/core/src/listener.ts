@@ -8,6 +8,7 @@
  *                  ▼                                    ▼                       ▼ written: server writes it
  */
 import dgram from 'node:dgram';
+import dns from 'node:dns';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { OptAnswer, Packet } from 'dns-packet';
@@ -504,14 +505,15 @@ function isNoIpv6(error: unknown): boolean {
 }
 
 /**
- * The address lookup of a listener's UDP socket. Node resolves the destination of every
- * `send()` with `dns.lookup`, which for an IP literal only checks it and calls back on the next
- * tick: a tick per reply and the send deferred behind it. Every address this socket sees is a
- * literal (the bind address, names having been resolved by *bind*, and clients' addresses from
- * the datagrams they sent), so it is handed back at once and the reply goes out synchronously.
+ * The address lookup of a listener's UDP socket. Replies go to the address a query came from,
+ * an IP literal, for which dgram's default (`dns.lookup`) answers on the next tick: a tick, a
+ * closure and a deferred send per reply. This one answers literals at once.
  */
-const literalLookup = ((address: string, family: number, callback: (error: null, address: string, family: number) => void): void =>
-  callback(null, address, family)) as unknown as dgram.SocketOptions['lookup'];
+function literalLookup(address: string, options: dns.LookupOneOptions, callback: (error: NodeJS.ErrnoException | null, address: string, family: number) => void): void {
+  const family = net.isIP(address);
+  if (family === 0) dns.lookup(address, options, callback);
+  else callback(null, address, family);
+}
 
 function bindUdp(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgram.Socket> {
   return new Promise((resolve, reject) => {

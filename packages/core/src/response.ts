@@ -24,8 +24,12 @@ export interface ResponseWriter {
   /**
    * Sends an already encoded reply (a cache hit). The bytes are sent as they are when they fit
    * the client's limit; otherwise they are decoded and truncated like {@link write}.
+   *
+   * `size` is what a {@link Recorder} counts for it, when that is not `wire.length`: a plugin that
+   * writes the scrub's OPT into its own bytes (whoami) passes the length without it, which is what
+   * CoreDNS's recorder sees before its scrub writer adds the OPT.
    */
-  writeWire(wire: Buffer): number;
+  writeWire(wire: Buffer, size?: number): number;
   /**
    * Resolves when the connection takes more data again (TCP backpressure), at once when it
    * already does. A handler writing many messages (a zone transfer) awaits it between writes, so
@@ -146,11 +150,11 @@ export class Recorder implements ResponseWriter {
     return this.inner.drained?.() ?? Promise.resolve();
   }
 
-  writeWire(wire: Buffer): number {
+  writeWire(wire: Buffer, size = wire.length): number {
     this.wire = wire;
     this.msg = undefined;
     this.rcode = wireRcode(wire);
-    this.size += wire.length;
-    return this.inner.writeWire(wire);
+    this.size += size;
+    return this.inner.writeWire(wire, size);
   }
 }

@@ -29,12 +29,15 @@ export class RouteTable {
   private readonly root: Route | undefined;
   /** Every route but the root's, longest zone first, while there are at most {@link SCAN_LIMIT}. */
   private readonly scan: readonly Route[] | null;
+  /** The lengths of the zones: a suffix of another length is not looked up (no slice, no hash). */
+  private readonly lengths: ReadonlySet<number>;
 
   constructor(routes: readonly Route[]) {
     this.byZone = new Map(routes.map((route) => [route.zone, route]));
     this.root = this.byZone.get('.');
     const zoned = [...this.byZone.values()].filter((route) => route.zone !== '.');
     this.scan = zoned.length <= SCAN_LIMIT ? zoned.sort((a, b) => b.zone.length - a.zone.length) : null;
+    this.lengths = new Set(routes.map((route) => route.zone.length));
   }
 
   get zones(): string[] {
@@ -58,16 +61,18 @@ export class RouteTable {
       }
       return found ?? this.root;
     }
-    let name = qname;
     // Walk from the full name towards the root: "a.b.c." → "b.c." → "c.", without the root.
-    while (name !== '.' && name !== '') {
-      const route = this.byZone.get(name);
-      if (route !== undefined) {
-        if (qtype !== TYPE_DS) return route;
-        found = route;
+    for (let start = 0; start < qname.length - 1; ) {
+      if (this.lengths.has(qname.length - start)) {
+        const route = this.byZone.get(start === 0 ? qname : qname.slice(start));
+        if (route !== undefined) {
+          if (qtype !== TYPE_DS) return route;
+          found = route;
+        }
       }
-      const dot = name.indexOf('.');
-      name = name.slice(dot + 1);
+      const dot = qname.indexOf('.', start);
+      if (dot < 0) break;
+      start = dot + 1;
     }
     return found ?? this.root;
   }

@@ -6,7 +6,7 @@
  * BIND TTL units (`1h30m`, `1W`) and RFC 3597 generic rdata (`TYPE65534 \# 2 abcd`).
  *
  * Every error names `file:line`. Names are returned lower-case with a trailing dot, in the
- * presentation form the listener gives query names (`wire.ts` `labelText`), so lookups compare
+ * presentation form the listener gives query names (`wire.ts` `readName`), so lookups compare
  * strings; `\X` and `\DDD` in names are accepted for characters that need no escape on output
  * (`a\065b` is `aab`), others are refused. No npm parser fitted (none reports lines or handles `$INCLUDE`; see plugin-file's README).
  */

@@ -111,10 +111,11 @@ export class BalancingWriter implements ResponseWriter {
     return this.inner.write(this.balancer.message(msg, this.qtype));
   }
 
-  writeWire(wire: Buffer): number {
-    if (this.skip(wireRcode(wire))) return this.inner.writeWire(wire);
+  writeWire(wire: Buffer, size?: number): number {
+    if (this.skip(wireRcode(wire))) return this.inner.writeWire(wire, size);
+    // Records change places, not lengths: what recorders count stays the same.
     const out = this.balancer.wire(wire, this.qtype);
-    if (out !== undefined) return this.inner.writeWire(out);
+    if (out !== undefined) return this.inner.writeWire(out, size);
     return this.inner.write(this.balancer.message(dnsPacket.decode(wire), this.qtype));
   }
 }

@@ -182,11 +182,11 @@ export function formatSeconds(ns: number): string {
     // 15 significant digits is the shortest form of its nearest double: print the digits as they
     // are, which avoids float formatting on the hot path.
     if (ns <= 0) return '0s';
-    let digits = String(ns).padStart(9, '0');
+    // 1e9 + ns has ten digits: the nine after its leading 1 are ns zero-padded.
+    const digits = String(1e9 + ns);
     let end = digits.length;
     while (digits.charCodeAt(end - 1) === 0x30) end--;
-    digits = digits.slice(0, end);
-    return `0.${digits}s`;
+    return `0.${digits.slice(1, end)}s`;
   }
   // The same arithmetic as Go's Duration.Seconds, so the float (and its digits) are the same.
   const seconds = Math.floor(ns / 1e9) + (ns % 1e9) / 1e9;
