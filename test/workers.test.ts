@@ -154,6 +154,18 @@ test('SIGUSR1 reloads every worker in turn while queries keep being answered', a
   assert.deepEqual([...answers], ['after'], 'every worker serves the new Corefile');
 });
 
+test("the reload plugin's request reloads every worker, once", async (t) => {
+  const { cli, port } = await startWorkers(t, `.:0 {\n    bind 127.0.0.1\n    reload 2s 1s\n    chaos before\n}\n`);
+  const conf = cli.child.spawnargs[cli.child.spawnargs.indexOf('-conf') + 1]!;
+  writeFileSync(conf, `.:0 {\n    bind 127.0.0.1\n    reload 2s 1s\n    chaos after\n}\n`);
+  await cli.waitFor(/(\[INFO\] Reloading complete[\s\S]*){2}/, 10_000);
+  const answers = new Set(await Promise.all(Array.from({ length: 20 }, () => whoAnswered(port, 'tcp'))));
+  assert.deepEqual([...answers], ['after']);
+  // Both workers' watchers see the change; the second request joins the round the first started.
+  await eventually(() => (cli.output.match(/plugin\/reload: Running configuration SHA512/g)?.length ?? 0) >= 4, 5_000, 'both watchers on the new Corefile');
+  assert.equal(cli.output.match(/\[INFO\] Reloading complete/g)?.length, 2);
+});
+
 test('a killed worker is logged and restarted, and the port keeps answering', async (t) => {
   const { cli, port } = await startWorkers(t, `.:0 {\n    bind 127.0.0.1\n    whoami\n}\n`);
   const [first] = workerPids(cli.child.pid!);
