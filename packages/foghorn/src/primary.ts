@@ -98,6 +98,10 @@ export class Primary {
     this.hub = await startInformerHub(this.log);
     // Workers are silent (their stdout and stderr are pipes read here) and run this same CLI.
     cluster.setupPrimary({ silent: true });
+    // TCP: the primary accepts and deals connections round-robin (Node's default on Linux, made
+    // explicit). A listening socket shared by the workers leaves the choice to the kernel, which
+    // is lopsided and measured slower (docs/architecture.md, "Workers"). UDP is always shared.
+    if (process.env['NODE_CLUSTER_SCHED_POLICY'] === undefined) cluster.schedulingPolicy = cluster.SCHED_RR;
     await new Promise<void>((resolve) => {
       this.whenAllUp = resolve;
       for (const slot of this.slots) this.fork(slot);
