@@ -73,6 +73,10 @@ export class Primary {
   private readonly stderr = new SharedOutput(process.stderr);
   private hub: InformerHub | undefined;
   private readonly log: Logger;
+  /** Resolves {@link start} once every worker is up. */
+  private whenAllUp: (() => void) | undefined;
+  /** Worker 1's listeners, for the zone lines. */
+  private upAddresses: ListenerInfo[] = [];
 
   constructor(
     private readonly options: PrimaryOptions,
@@ -111,9 +115,6 @@ export class Primary {
     this.options.announce(this.upAddresses);
     this.installSignals();
   }
-
-  private whenAllUp: (() => void) | undefined;
-  private upAddresses: ListenerInfo[] = [];
 
   private fork(slot: Slot): void {
     slot.restartTimer = undefined;
