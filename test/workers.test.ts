@@ -88,6 +88,20 @@ test('two workers answer over UDP and TCP on one port, both of them, and /metric
   assert.equal(existsSync(pidfile), false);
 });
 
+test('SIGINT and SIGQUIT on the primary end every worker, with the single process\'s exit status', async (t) => {
+  for (const [signal, line] of [
+    ['SIGINT', 'SIGINT: Shutting down'],
+    ['SIGQUIT', 'SIGQUIT: Quitting process immediately'],
+  ] as const) {
+    const { cli } = await startWorkers(t, `.:0 {\n    bind 127.0.0.1\n    whoami\n}\n`);
+    const workers = workerPids(cli.child.pid!);
+    cli.kill(signal);
+    assert.equal(await cli.exited, 0, signal);
+    assert.equal(cli.output.split(line).length - 1, 1, `one ${signal} line`);
+    for (const pid of workers) assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `worker ${pid} is gone after ${signal}`);
+  }
+});
+
 test('/health and /ready answer for every worker: a stopped worker makes both 503', async (t) => {
   const health = await freeTcpPort();
   const ready = await freeTcpPort();
