@@ -155,9 +155,10 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
   } catch (error) {
     fail(describe(error));
   }
+  // Before the pidfile and banner: whoever waits for them may signal at once.
+  installSignals(server, flags.pidfile);
   writePidfile();
   if (!flags.quiet) process.stdout.write(zoneLines(server.addresses) + banner());
-  installSignals(server, flags.pidfile);
 }
 
 /**

@@ -111,9 +111,10 @@ export class Primary {
       for (const slot of this.slots) this.fork(slot);
     });
     this.phase = 'serving';
+    // Before the banner: whoever waits for it may signal at once.
+    this.installSignals();
     this.options.writePidfile();
     this.options.announce(this.upAddresses);
-    this.installSignals();
   }
 
   private fork(slot: Slot): void {
