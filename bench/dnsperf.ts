@@ -23,7 +23,9 @@
  * `npm run bench:dnsperf -- whoami forward`. `workers` is whoami under `-workers 2`, and
  * `kubernetes` needs a scenario-kubernetes module: each runs when Foghorn has it.
  * Environment: BENCH_SECONDS (per round, default 5), BENCH_ROUNDS (default 3), BENCH_TAIL_QPS,
- * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_PEERS (comma-separated names:
+ * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_WORKERS_CPUS (the `workers`
+ * scenario's cores, default BENCH_SERVER_CPUS,BENCH_CLIENT_CPUS), BENCH_DNSPERF_ARGS (more
+ * dnsperf arguments: `-m tcp -c 16`), BENCH_PEERS (comma-separated names:
  * raw, naive, dns2, miekg, knot, unbound, relay; `none` for no peer), BENCH_CPU_PROF (a directory:
  * Foghorn runs under `node --cpu-prof` and leaves `foghorn-<scenario>.cpuprofile` there),
  * BENCH_BASELINE (another built checkout, e.g. `git archive` of the commit before a change with
@@ -42,7 +44,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dnsPacket from 'dns-packet';
 import { cli, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
-import { cpuSeconds } from './proc.js';
+import { treeCpuSeconds } from './proc.js';
 import type { ScenarioSetup } from './scenario.js';
 
 const env = process.env;
@@ -53,6 +55,10 @@ const tailSeconds = Number(env['BENCH_TAIL_SECONDS'] ?? 5);
 const serverCpus = env['BENCH_SERVER_CPUS'] ?? '0';
 const clientCpus = env['BENCH_CLIENT_CPUS'] ?? '1';
 const onlyPeers = env['BENCH_PEERS']?.split(',');
+/** The `workers` scenario's cores: by default the server's and dnsperf's, which then compete. */
+const workersCpus = env['BENCH_WORKERS_CPUS'] ?? `${serverCpus},${clientCpus}`;
+/** More dnsperf arguments, e.g. `-m tcp -c 16` for 16 TCP connections. */
+const extraArgs = env['BENCH_DNSPERF_ARGS']?.split(/\s+/).filter(Boolean) ?? [];
 const cpuProfileDir = env['BENCH_CPU_PROF'];
 const baseline = env['BENCH_BASELINE'];
 /** The issue's scenario list, in its order; `workers` and `kubernetes` are checked for below. */
@@ -92,10 +98,10 @@ const median = (values: number[]): number => {
   return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 };
 
-/** Starts `command` pinned to the server cores. */
-function pinned(command: string, args: readonly string[], extraEnv: Record<string, string> = {}, cwd?: string): ChildProcess {
+/** Starts `command` pinned to the server cores (or `cpus`). */
+function pinned(command: string, args: readonly string[], extraEnv: Record<string, string> = {}, cwd?: string, cpus = serverCpus): ChildProcess {
   // taskset execs the command, so the child's pid is the server's (its /proc CPU time).
-  return spawn('taskset', ['-c', serverCpus, command, ...args], { env: { ...env, ...extraEnv }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn('taskset', ['-c', cpus, command, ...args], { env: { ...env, ...extraEnv }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** A free UDP port on 127.0.0.1 for servers that cannot be told to pick one (knot, unbound). */
@@ -245,9 +251,9 @@ function peersFor(setup: ScenarioSetup, dir: string): Array<[string, () => Promi
 
 /**
  * Foghorn serving `corefileText`. `repository` is the checkout whose build runs (this one, or
- * BENCH_BASELINE's); `name` tells the files of one Foghorn from another's.
+ * BENCH_BASELINE's); `name` tells the files of one Foghorn from another's; `cpus` pins it.
  */
-async function foghorn(corefileText: string, dir: string, name: string, args: readonly string[], label = 'Foghorn', repository = here('../..')): Promise<Server> {
+async function foghorn(corefileText: string, dir: string, name: string, args: readonly string[], label = 'Foghorn', repository = here('../..'), cpus = serverCpus): Promise<Server> {
   const corefile = join(dir, `Corefile-${name}`);
   const statsFile = join(dir, `loop-stats-${name}.json`);
   writeFileSync(corefile, corefileText);
@@ -255,7 +261,7 @@ async function foghorn(corefileText: string, dir: string, name: string, args: re
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=foghorn-${name}.cpuprofile`] : [];
   const command = join(repository, relative(here('../..'), cli));
   // cwd: the repository, where Corefile.example's relative paths point.
-  const child = pinned(process.execPath, [...profile, '--import', preload, command, '-conf', corefile, ...args], { FOGHORN_BENCH_STATS: statsFile }, repository);
+  const child = pinned(process.execPath, [...profile, '--import', preload, command, '-conf', corefile, ...args], { FOGHORN_BENCH_STATS: statsFile }, repository, cpus);
   const port = await waitForPort(child, foghornListening);
   // loop-stats.ts starts measuring at the first SIGUSR2 and writes the file at each later one.
   const loopStats = {
@@ -267,21 +273,24 @@ async function foghorn(corefileText: string, dir: string, name: string, args: re
       return existsSync(statsFile) ? (JSON.parse(readFileSync(statsFile, 'utf8')) as LoopStats) : undefined;
     },
   };
-  return { name: `${label}${args.length ? ` ${args.join(' ')}` : ''}`, port, process: child, loopStats };
+  const shown = `${label}${args.length ? ` ${args.join(' ')}` : ''}${cpus === serverCpus ? '' : ` (CPU ${cpus})`}`;
+  // Under -workers the signal reaches the primary, which serves nothing: no figure is better than its.
+  if (args.includes('-workers')) return { name: shown, port, process: child };
+  return { name: shown, port, process: child, loopStats };
 }
 
 /** One dnsperf run (pinned to the client cores) against a server; `-v` gives every latency. */
 async function dnsperf(server: Server, queryFile: string, args: readonly string[], dir: string): Promise<RunResult> {
   const outFile = join(dir, 'dnsperf.out');
   const out = openSync(outFile, 'w');
-  const before = cpuSeconds(server.process.pid);
-  const child = spawn('taskset', ['-c', clientCpus, 'dnsperf', '-s', '127.0.0.1', '-p', String(server.port), '-d', queryFile, '-t', '2', '-v', ...args], {
+  const before = treeCpuSeconds(server.process.pid);
+  const child = spawn('taskset', ['-c', clientCpus, 'dnsperf', '-s', '127.0.0.1', '-p', String(server.port), '-d', queryFile, '-t', '2', '-v', ...extraArgs, ...args], {
     stdio: ['ignore', out, 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const cpu = cpuSeconds(server.process.pid) - before;
+  const cpu = treeCpuSeconds(server.process.pid) - before;
   closeSync(out);
   const text = readFileSync(outFile, 'utf8');
   if (code !== 0) throw new Error(`dnsperf exited with ${code}: ${stderr}${text.slice(-500)}`);
@@ -345,15 +354,16 @@ const foghornHelp = spawnSync(process.execPath, [cli, '-help'], { encoding: 'utf
 const hasFlag = (flag: string): boolean => new RegExp(`^\\s+-${flag}\\b`, 'm').test(`${foghornHelp.stdout}${foghornHelp.stderr}`);
 
 /** The runs asked for: a scenario module, Foghorn's extra arguments, and the label. */
-function plannedRuns(): Array<{ label: string; module: string; args: string[] }> {
+function plannedRuns(): Array<{ label: string; module: string; args: string[]; cpus?: string }> {
   const wanted = process.argv.slice(2);
   const modules = new Set(scenarioNames());
-  const runs: Array<{ label: string; module: string; args: string[] }> = [];
+  const runs: Array<{ label: string; module: string; args: string[]; cpus?: string }> = [];
   for (const name of wanted.length ? wanted : defaultScenarios) {
     if (name === 'workers') {
-      // Pinned like every server: give BENCH_SERVER_CPUS two cores (on a machine with three or
-      // more) to see the workers scale rather than share one core.
-      if (hasFlag('workers')) runs.push({ label: 'whoami, -workers 2', module: 'whoami', args: ['-workers', '2'] });
+      // On BENCH_WORKERS_CPUS: by default the server's core and dnsperf's, so on a 2-core
+      // machine the workers compete with the load generator (set it to two free cores, on a
+      // machine with three or more, to see them scale). The peers stay on one core.
+      if (hasFlag('workers')) runs.push({ label: 'whoami, -workers 2', module: 'whoami', args: ['-workers', '2'], cpus: workersCpus });
       else console.error('skipped workers: Foghorn has no -workers flag yet');
     } else if (modules.has(name)) runs.push({ label: name, module: name, args: [] });
     else console.error(`skipped ${name}: no bench/scenario-${name}.ts yet`);
@@ -392,7 +402,9 @@ try {
     try {
       const queryFile = join(dir, `queries-${run.module}`);
       writeFileSync(queryFile, (setup.queries ?? [`${setup.queryName} ${setup.queryType}`]).join('\n') + '\n');
-      servers.push(await foghorn(setup.corefile, dir, run.module, run.args));
+      servers.push(await foghorn(setup.corefile, dir, run.module, run.args, 'Foghorn', here('../..'), run.cpus));
+      // -workers against the single process, in the same interleaved rounds.
+      if (run.cpus !== undefined) servers.push(await foghorn(setup.corefile, dir, `${run.module}-single`, []));
       for (const [i, variant] of (setup.variants ?? []).entries()) {
         servers.push(await foghorn(variant.corefile, dir, `${run.module}-variant${i}`, run.args, `Foghorn ${variant.label}`));
       }

@@ -13,3 +13,20 @@ export function cpuSeconds(pid: number | undefined): number {
     return NaN;
   }
 }
+
+/**
+ * CPU seconds of a process and every descendant alive now (`foghorn -workers N`: the primary
+ * and its workers), from /proc's children lists.
+ */
+export function treeCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  let total = cpuSeconds(pid);
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // Gone, or a kernel without children lists: the process's own time is all there is.
+  }
+  for (const child of children) total += treeCpuSeconds(child);
+  return total;
+}

@@ -12,6 +12,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import type { Dispenser } from '@foghorn/corefile';
 import { listenError, listenPort, splitHostPort } from './address.js';
+import { sharedHandles } from './workers.js';
 
 /** CoreDNS's read, write and idle timeouts of its HTTP servers. */
 export const defaultHttpTimeoutMs = 5_000;
@@ -190,8 +191,8 @@ export class HttpEndpoint {
 function listenOnce(server: http.Server, host: string | undefined, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    // exclusive: never share the handle with cluster workers; one process, one listener.
-    server.listen({ port, exclusive: true, ...(host === undefined ? {} : { host }) }, () => {
+    // One process, one listener; the workers of `foghorn -workers N` share the primary's (workers.ts).
+    server.listen({ port, exclusive: !sharedHandles, ...(host === undefined ? {} : { host }) }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -73,3 +73,5 @@ export { RFC8482_TTL, rfc8482Hinfo } from './rfc8482.js';
 export { APP_NAME, appVersion } from './app.js';
 export { parseZoneFile, ZoneFileError, zoneName } from './zonefile.js';
 export type { ZoneFileOptions } from './zonefile.js';
+export { sharedHandles } from './workers.js';
+export type { WorkerAnswer, WorkerGroup } from './workers.js';

@@ -25,6 +25,7 @@ import type {
 import type { Request } from './request.js';
 import type { ResponseWriter } from './response.js';
 import type { Route } from './routes.js';
+import type { WorkerGroup } from './workers.js';
 
 /** One entry of the distribution's directive list (our plugin.cfg). */
 export interface DirectiveEntry {
@@ -60,6 +61,8 @@ export interface BuildContext {
   fatal(directive: string, message: string): void;
   /** Corefile text served when the Corefile has no server block (the CLI passes its built-in one). */
   readonly defaultCorefile?: string;
+  /** The other worker processes under `foghorn -workers N`; undefined in a single process. */
+  readonly workers?: WorkerGroup;
 }
 
 export type HookKind = 'startup' | 'shutdown' | 'restart' | 'restartFailed' | 'finalShutdown';
@@ -276,6 +279,7 @@ class SetupController extends Dispenser implements Controller {
   readonly validating: boolean;
   readonly corefile: CorefileSource;
   readonly settings: ServerSettings;
+  readonly workers: WorkerGroup | undefined;
   /** The directive's first token in the block: where a failing startup hook points. */
   private readonly first: Token;
 
@@ -295,6 +299,7 @@ class SetupController extends Dispenser implements Controller {
     this.validating = context.validating;
     this.corefile = instance.source;
     this.settings = state.settings;
+    this.workers = context.workers;
     this.first = tokens[0]!;
   }
 

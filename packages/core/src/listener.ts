@@ -28,6 +28,7 @@ import type { Transport } from './request.js';
 import { encodeReply, errorReply, replyTo } from './response.js';
 import type { ResponseWriter } from './response.js';
 import { RouteTable } from './routes.js';
+import { sharedHandles } from './workers.js';
 import { emptyHeader, headerOnlyReply, readQuery, Verdict } from './wire.js';
 import type { QueryHeader } from './wire.js';
 
@@ -523,7 +524,7 @@ function bindUdp(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgr
       reject(error);
     };
     socket.once('error', onError);
-    socket.bind({ address: host, port, exclusive: true }, () => {
+    socket.bind({ address: host, port, exclusive: !sharedHandles }, () => {
       socket.off('error', onError);
       resolve(socket);
     });
@@ -534,11 +535,11 @@ function listenTcp(host: string, port: number, onConnection: (socket: net.Socket
   return listenServer(net.createServer(onConnection), host, port);
 }
 
-/** Listens with `server` (TCP, TLS or HTTP/2) on one address and port, exclusively. */
+/** Listens with `server` (TCP, TLS or HTTP/2) on one address and port: exclusively, or through the cluster primary in a worker (workers.ts). */
 export function listenServer<S extends net.Server>(server: S, host: string, port: number): Promise<S> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host, port, ipv6Only: false, exclusive: true }, () => {
+    server.listen({ host, port, ipv6Only: false, exclusive: !sharedHandles }, () => {
       server.off('error', reject);
       resolve(server);
     });

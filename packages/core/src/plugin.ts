@@ -10,6 +10,7 @@ import type { Logger } from './logger.js';
 import { Rcode } from './rcode.js';
 import type { Request } from './request.js';
 import type { ResponseWriter } from './response.js';
+import type { WorkerGroup } from './workers.js';
 
 /** What `serveDNS` returns: an rcode, synchronously when the handler can. */
 export type HandlerResult = number | Promise<number>;
@@ -128,6 +129,12 @@ export interface Controller extends Dispenser {
   readonly validating: boolean;
   /** The Corefile being loaded: its path (or `stdin`) and contents. */
   readonly corefile: { readonly path: string; readonly contents: string };
+  /**
+   * The worker processes serving the same ports under `foghorn -workers N` (workers.ts), for the
+   * plugins whose answer covers the whole process group (/metrics, /health, /ready); undefined
+   * in a single process.
+   */
+  readonly workers: WorkerGroup | undefined;
 
   /** Adds this plugin's handler to the chain; the chain order is the directive list's. */
   addHandler(factory: HandlerFactory): void;

@@ -18,6 +18,7 @@ import { TlsListener } from './tls-listener.js';
 import { RouteTable } from './routes.js';
 import { defaultTcpLimits } from './tcp-limits.js';
 import type { TcpLimits } from './tcp-limits.js';
+import type { WorkerGroup } from './workers.js';
 
 /** Options for {@link Server}. */
 export interface ServerOptions {
@@ -45,6 +46,11 @@ export interface ServerOptions {
   readonly defaultCorefile?: string;
   /** TCP caps per listener; unset fields take the defaults of {@link defaultTcpLimits}. */
   readonly tcpLimits?: Partial<TcpLimits>;
+  /**
+   * Set in each worker of `foghorn -workers N`: plugins see it as `Controller.workers`, and a
+   * plugin's reload request (*reload*) reloads every worker through it instead of this server alone.
+   */
+  readonly workers?: WorkerGroup;
 }
 
 /** One listening address of the running configuration. */
@@ -272,13 +278,16 @@ export class Server {
       logger: this.logger,
       validating,
       shared: this.shared,
-      requestReload: () => this.reload().then((ok) => (ok ? undefined : (this.lastReloadError ?? new Error('reload failed')))),
+      requestReload: this.options.workers
+        ? () => this.options.workers!.reload()
+        : () => this.reload().then((ok) => (ok ? undefined : (this.lastReloadError ?? new Error('reload failed')))),
       fatal: (directive, message) => {
         this.logger.forPlugin(directive).fatal(message);
         (this.options.onFatal ?? exitFatally)(`plugin/${directive}: ${message}`);
       },
       ...(this.options.env ? { env: this.options.env } : {}),
       ...(this.options.defaultCorefile !== undefined ? { defaultCorefile: this.options.defaultCorefile } : {}),
+      ...(this.options.workers ? { workers: this.options.workers } : {}),
     };
   }
 }

@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /**
  * Command-line flags with Go's `flag` syntax, as the coredns binary: `-f v`, `-f=v`, `--f`, and
  * bare booleans. Positional arguments are an error.
@@ -15,9 +17,11 @@ export interface CliFlags {
   query: string;
   /** The TYPE after `-query NAME`, '' when not given (A). */
   queryType: string;
+  /** `-workers N|auto`: processes serving the ports; 1 (the default) is a single process. */
+  workers: number;
 }
 
-type FlagKind = 'string' | 'port' | 'bool';
+type FlagKind = 'string' | 'port' | 'bool' | 'workers';
 const flagKinds: Record<string, { kind: FlagKind; field: keyof CliFlags }> = {
   conf: { kind: 'string', field: 'conf' },
   'dns.port': { kind: 'port', field: 'dnsPort' },
@@ -29,6 +33,7 @@ const flagKinds: Record<string, { kind: FlagKind; field: keyof CliFlags }> = {
   validate: { kind: 'bool', field: 'validate' },
   'plugins-cfg': { kind: 'string', field: 'pluginsCfg' },
   query: { kind: 'string', field: 'query' },
+  workers: { kind: 'workers', field: 'workers' },
 };
 
 /** Usage text, printed for `-h` and flag errors. */
@@ -51,12 +56,15 @@ export const usage = `Usage of foghorn:
   -validate
         Parse the Corefile and set up every plugin without serving; print OK or the error
   -version
-        Show version`;
+        Show version
+  -workers string
+        Processes serving the same ports, N or "auto" (one per CPU); a primary process
+        supervises them (default "1": a single process)`;
 
 export class FlagError extends Error {}
 
 export function parseFlags(argv: readonly string[]): CliFlags {
-  const flags: CliFlags = { conf: '', dnsPort: undefined, pidfile: '', plugins: false, quiet: false, version: false, validate: false, pluginsCfg: '', query: '', queryType: '' };
+  const flags: CliFlags = { conf: '', dnsPort: undefined, pidfile: '', plugins: false, quiet: false, version: false, validate: false, pluginsCfg: '', query: '', queryType: '', workers: 1 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('-') || arg === '-' ) throw new FlagError(`extra command line arguments: [${argv.slice(i).join(' ')}]`);
@@ -85,6 +93,8 @@ export function parseFlags(argv: readonly string[]): CliFlags {
     if (spec.kind === 'port') {
       if (!/^\d+$/.test(value) || Number(value) > 65535) throw new FlagError(`invalid port "${value}" for -${name}: must be 0 to 65535`);
       flags.dnsPort = Number(value);
+    } else if (spec.kind === 'workers') {
+      flags.workers = parseWorkers(value, name);
     } else {
       (flags[spec.field] as string) = value;
     }
@@ -92,4 +102,16 @@ export function parseFlags(argv: readonly string[]): CliFlags {
     if (name === 'query' && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) flags.queryType = argv[++i]!;
   }
   return flags;
+}
+
+/** The most workers accepted: far more than any machine has cores, far fewer than would exhaust it. */
+export const MAX_WORKERS = 256;
+
+/** `-workers`: a count from 1 to {@link MAX_WORKERS}, or `auto` for `os.availableParallelism()`. */
+function parseWorkers(value: string, name: string): number {
+  if (value === 'auto') return availableParallelism();
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_WORKERS) {
+    throw new FlagError(`invalid value "${value}" for flag -${name}: must be auto or a number from 1 to ${MAX_WORKERS}`);
+  }
+  return Number(value);
 }

@@ -3,7 +3,7 @@
  * @module
  */
 export { aliases, directiveOrder, standardDirectives } from './directives.js';
-export { parseFlags } from './flags.js';
+export { parseFlags, usage } from './flags.js';
 export type { CliFlags } from './flags.js';
 export { version } from './version.js';
 export { main } from './main.js';

@@ -2,19 +2,23 @@
  * `foghorn`: the command-line server, flag for flag and signal for signal the coredns binary
  * (docs/compatibility.md, "The command"). Fatal startup errors go to stderr, bare, with exit status 1.
  */
+import cluster from 'node:cluster';
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { arch, platform } from 'node:os';
 import { createLogger, Server, validateCorefile } from '@foghorn/core';
-import type { CorefileSource, DirectiveEntry } from '@foghorn/core';
+import type { CorefileSource, DirectiveEntry, ListenerInfo } from '@foghorn/core';
 import { readCorefile } from './corefile-source.js';
 import { defaultCorefile } from './default-corefile.js';
 import { standardDirectives } from './directives.js';
 import { discoverExternalPlugins, placeByHints, readPluginsCfg } from './external.js';
 import { FlagError, parseFlags } from './flags.js';
 import type { CliFlags } from './flags.js';
+import { Primary } from './primary.js';
 import { runQuery } from './query.js';
 import { version } from './version.js';
+import { runWorker } from './worker.js';
+import { WORKER_ENV } from './worker-protocol.js';
 
 function fail(message: string, code = 1): never {
   process.stderr.write(message.endsWith('\n') ? message : message + '\n');
@@ -109,6 +113,41 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
     process.exit(outcome.code);
   }
 
+  const worker = cluster.isWorker ? Number(process.env[WORKER_ENV] ?? 0) : 0;
+  if (worker > 0) {
+    await runWorker({ worker, size: flags.workers, directives: list, dnsPort, logger, defaultCorefile: fallback });
+    return;
+  }
+  const writePidfile = (): void => {
+    if (flags.pidfile) writeFileSync(flags.pidfile, `${process.pid}\n`, { mode: 0o644 });
+  };
+  if (flags.workers > 1) {
+    // The primary serves nothing: it checks the Corefile as -validate does (the same error,
+    // exit status 1) before forking workers that would each fail on it.
+    let source: CorefileSource;
+    try {
+      source = load();
+      await validateCorefile(source, { directives: list, dnsPort, logger: createLogger(() => undefined), defaultCorefile: fallback });
+    } catch (error) {
+      fail(describe(error));
+    }
+    const primary = new Primary(
+      {
+        workers: flags.workers,
+        logger,
+        load,
+        writePidfile,
+        removePidfile: () => removePidfileAt(flags.pidfile),
+        announce: (addresses) => {
+          if (!flags.quiet) process.stdout.write(zoneLines(addresses) + banner());
+        },
+      },
+      source,
+    );
+    await primary.start();
+    return;
+  }
+
   let server: Server;
   try {
     server = new Server({ directives: list, dnsPort, logger, loadCorefile: load, defaultCorefile: fallback });
@@ -116,9 +155,10 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
   } catch (error) {
     fail(describe(error));
   }
-  if (flags.pidfile) writeFileSync(flags.pidfile, `${process.pid}\n`, { mode: 0o644 });
-  if (!flags.quiet) process.stdout.write(zoneLines(server) + banner());
+  // Before the pidfile and banner: whoever waits for them may signal at once.
   installSignals(server, flags.pidfile);
+  writePidfile();
+  if (!flags.quiet) process.stdout.write(zoneLines(server.addresses) + banner());
 }
 
 /**
@@ -143,9 +183,9 @@ async function listPlugins(directives: readonly DirectiveEntry[]): Promise<strin
 }
 
 /** One line per zone per listener: `example.org.:53`, `example.org.:53 on 127.0.0.1`, `tls://.:853`. */
-function zoneLines(server: Server): string {
+function zoneLines(addresses: readonly ListenerInfo[]): string {
   let out = '';
-  for (const listener of server.addresses) {
+  for (const listener of addresses) {
     const scheme = listener.transport === 'dns' ? '' : `${listener.transport}://`;
     for (const zone of listener.zones) out += `${scheme}${zone}:${listener.port}${listener.host ? ` on ${listener.host}` : ''}\n`;
   }
@@ -156,16 +196,18 @@ function banner(): string {
   return `Foghorn-${version}\n${platform()}/${arch()}, node${process.versions.node}\n`;
 }
 
+function removePidfileAt(pidfile: string): void {
+  if (!pidfile) return;
+  try {
+    unlinkSync(pidfile);
+  } catch {
+    // Already gone: nothing to clean up.
+  }
+}
+
 function installSignals(server: Server, pidfile: string): void {
   const log = server.logger;
-  const removePidfile = (): void => {
-    if (!pidfile) return;
-    try {
-      unlinkSync(pidfile);
-    } catch {
-      // Already gone: nothing to clean up.
-    }
-  };
+  const removePidfile = (): void => removePidfileAt(pidfile);
   let interrupted = false;
   process.on('SIGINT', () => {
     if (interrupted) {

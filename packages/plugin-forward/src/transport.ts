@@ -187,7 +187,9 @@ export class UdpPool {
           conn.connected = true;
           resolve();
         });
-      if (this.options.sourceAddress !== undefined) socket.bind({ address: this.options.sourceAddress, port: 0 }, connect);
+      // exclusive: a cluster worker (foghorn -workers N) must get a socket of its own, not one
+      // shared through the primary, or the upstream's replies would reach any worker.
+      if (this.options.sourceAddress !== undefined) socket.bind({ address: this.options.sourceAddress, port: 0, exclusive: true }, connect);
       else connect();
     });
     const conn: UdpConn = new UdpConn(socket, ready, this.host, this.port);

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatDuration, HttpEndpoint, notFound } from '@foghorn/core';
-import type { Logger } from '@foghorn/core';
+import type { Logger, WorkerGroup } from '@foghorn/core';
 import type { HealthMetrics } from './metrics.js';
 
 /** The self-probe's HTTP client timeout. */
@@ -26,7 +26,14 @@ export interface HealthEndpointOptions {
   readonly log: Logger;
   /** Self-probe period in ms (default 1s); 0 disables the probe. */
   readonly probeIntervalMs?: number;
+  /** Under `foghorn -workers N`: /health is OK only when every worker answers ({@link serveGroupHealth}). */
+  readonly workers?: WorkerGroup | undefined;
 }
+
+/** The `WorkerGroup` topic every worker answers while its event loop runs. */
+export const HEALTH_TOPIC = 'health';
+/** How long /health waits for every worker: below the kubelet's default probe timeout of 1 s. */
+export const HEALTH_TIMEOUT_MS = 800;
 
 /** A /health listener that probes itself while open. */
 export class HealthEndpoint extends HttpEndpoint {
@@ -36,7 +43,7 @@ export class HealthEndpoint extends HttpEndpoint {
   constructor(private readonly health: HealthEndpointOptions) {
     super({
       address: health.address,
-      handler: serveHealth,
+      handler: health.workers ? serveGroupHealth(health.workers) : serveHealth,
       onError: (error) => health.log.error(`health handler on ${health.address}: ${error.message}`),
     });
   }
@@ -95,4 +102,21 @@ function serveHealth(req: IncomingMessage, res: ServerResponse): void {
   if (path !== '/health') return notFound(req, res);
   res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
   res.end('OK');
+}
+
+/**
+ * /health of a process group: 200 `OK` once every worker answered the primary within
+ * {@link HEALTH_TIMEOUT_MS}, else 503 naming the workers that did not (down, restarting or
+ * stuck), so a liveness probe sees a worker the primary cannot reach.
+ */
+function serveGroupHealth(workers: WorkerGroup): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const path = (req.url ?? '').split('?', 1)[0];
+    if (path !== '/health') return notFound(req, res);
+    void workers.ask(HEALTH_TOPIC, HEALTH_TIMEOUT_MS).then((answers) => {
+      const silent = answers.filter((answer) => 'error' in answer).map((answer) => `worker ${answer.worker}`);
+      res.writeHead(silent.length === 0 ? 200 : 503, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(silent.length === 0 ? 'OK' : `${silent.join(', ')} not answering`);
+    });
+  };
 }

@@ -3,8 +3,8 @@
  * lifecycle (docs/compatibility.md, "Lifecycle"; CoreDNS's plugin/health). It adds no handler: health is not on the query path.
  */
 import { formatDuration, HttpEndpoints, parseDuration, parseHttpAddress } from '@foghorn/core';
-import type { Controller, Logger } from '@foghorn/core';
-import { HealthEndpoint } from './endpoint.js';
+import type { Controller, Logger, WorkerGroup } from '@foghorn/core';
+import { HEALTH_TOPIC, HealthEndpoint } from './endpoint.js';
 import { createHealthMetrics } from './metrics.js';
 import type { HealthMetrics } from './metrics.js';
 
@@ -88,9 +88,10 @@ class HealthSite {
     private readonly options: HealthOptions,
     private readonly state: HealthState,
     private readonly log: Logger,
+    workers: WorkerGroup | undefined,
   ) {
     // Made closed here; it binds in onStartup, the first time any block holds it.
-    this.endpoint = state.endpoints.get(options.address, (address) => new HealthEndpoint({ address, metrics: state.metrics, log }));
+    this.endpoint = state.endpoints.get(options.address, (address) => new HealthEndpoint({ address, metrics: state.metrics, log, workers }));
   }
 
   /** onStartup and onRestartFailed: a listen failure aborts the start (or the reload). */
@@ -147,7 +148,9 @@ class HealthSite {
 /** Parses, then registers the lifecycle hooks; the listener opens only in onStartup. */
 export function setup(c: Controller): void {
   const options = parseHealth(c);
-  const site = new HealthSite(options, stateOf(c), c.log);
+  const site = new HealthSite(options, stateOf(c), c.log, c.workers);
+  // Answering at all is the answer: this worker's event loop runs and the primary reaches it.
+  c.workers?.answer(HEALTH_TOPIC, () => 'OK');
   c.onStartup(() => site.start());
   c.onRestart(() => site.suspend());
   c.onRestartFailed(() => site.resume());

@@ -17,8 +17,9 @@ import { isIP } from 'node:net';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { HttpEndpoint, HttpEndpoints, notFound } from '@foghorn/core';
-import type { Controller, Logger } from '@foghorn/core';
+import type { Controller, Logger, WorkerGroup } from '@foghorn/core';
 import type { Registry } from 'prom-client';
+import { groupMetrics } from './workers.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -72,6 +73,8 @@ export class MetricsEndpoint extends HttpEndpoint {
     address: string,
     private readonly registry: Registry,
     log: Logger,
+    /** Under `foghorn -workers N`: every scrape reports the sum over the workers (workers.ts). */
+    private readonly workers?: WorkerGroup,
   ) {
     super({
       address,
@@ -87,8 +90,9 @@ export class MetricsEndpoint extends HttpEndpoint {
     const path = (req.url ?? '').split('?', 1)[0];
     if (path !== metricsPath) return notFound(req, res);
     try {
-      let body = Buffer.from(await this.registry.metrics());
-      const headers: http.OutgoingHttpHeaders = { 'content-type': this.registry.contentType };
+      const { text, contentType } = this.workers ? await groupMetrics(this.workers) : { text: await this.registry.metrics(), contentType: this.registry.contentType };
+      let body = Buffer.from(text);
+      const headers: http.OutgoingHttpHeaders = { 'content-type': contentType };
       if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
         body = await gzipAsync(body);
         headers['content-encoding'] = 'gzip';

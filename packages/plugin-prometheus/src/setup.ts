@@ -9,6 +9,7 @@ import type { ListenAddress } from './endpoint.js';
 import { Prometheus } from './handler.js';
 import { buildInfoLabels, createDnsMetrics, ensureDefaultMetrics } from './metrics.js';
 import type { DnsMetrics } from './metrics.js';
+import { METRICS_TOPIC, workerMetrics } from './workers.js';
 
 /** Where `/metrics` is served when no ADDRESS is given: loopback only, as CoreDNS. */
 export const defaultAddress = 'localhost:9153';
@@ -84,7 +85,9 @@ export function setup(c: Controller): void {
   metrics.buildInfo.set(buildInfoLabels(), 1);
 
   const address = options.address;
-  const endpoint = metricsEndpoints(c).get(address.text, (text) => new MetricsEndpoint(text, c.registry, c.log));
+  const endpoint = metricsEndpoints(c).get(address.text, (text) => new MetricsEndpoint(text, c.registry, c.log, c.workers));
+  // What this worker tells the one that was scraped (workers.ts); registering again replaces.
+  c.workers?.answer(METRICS_TOPIC, () => workerMetrics(c.registry));
   // Identifies this block's claim on the shared listener (see endpoint.ts).
   const owner = {};
 

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpEndpoint, notFound } from '@foghorn/core';
-import type { Logger } from '@foghorn/core';
+import type { Logger, WorkerGroup } from '@foghorn/core';
 import type { ReadinessList } from './readiness.js';
 
 /** Options for {@link ReadyEndpoint}. */
@@ -15,18 +15,25 @@ export interface ReadyEndpointOptions {
   readonly list: ReadinessList;
   /** The `plugin/ready: ` logger. */
   readonly log: Logger;
+  /** Under `foghorn -workers N`: /ready is OK only when every worker is ready. */
+  readonly workers?: WorkerGroup | undefined;
 }
+
+/** The `WorkerGroup` topic a worker answers with the plugins it has not seen ready. */
+export const READY_TOPIC = 'ready';
+/** How long /ready waits for every worker: below the kubelet's default probe timeout of 1 s. */
+export const READY_TIMEOUT_MS = 800;
 
 export class ReadyEndpoint extends HttpEndpoint {
   constructor(private readonly ready: ReadyEndpointOptions) {
     super({
       address: ready.address,
-      handler: (req, res) => this.serve(req, res),
+      handler: (req, res) => void this.serve(req, res),
       onError: (error) => ready.log.error(`ready handler on ${ready.address}: ${error.message}`),
     });
   }
 
-  private serve(req: IncomingMessage, res: ServerResponse): void {
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?', 1)[0];
     if (path !== '/ready') return notFound(req, res);
     // Closing: a request still arriving on an open connection gets 503.
@@ -35,7 +42,7 @@ export class ReadyEndpoint extends HttpEndpoint {
       res.end('Shutting down');
       return;
     }
-    const notReady = this.ready.list.notReady();
+    const notReady = this.ready.workers ? await this.groupNotReady(this.ready.workers) : this.ready.list.notReady();
     if (notReady.length === 0) {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('OK');
@@ -45,5 +52,18 @@ export class ReadyEndpoint extends HttpEndpoint {
     this.ready.log.info(`Plugins not ready: ${JSON.stringify(names)}`);
     res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' });
     res.end(names);
+  }
+
+  /**
+   * Every worker's plugins not ready, one entry per name, sorted; a worker that did not answer
+   * (down, restarting, stuck) is listed as `worker N`.
+   */
+  private async groupNotReady(workers: WorkerGroup): Promise<string[]> {
+    const names = new Set<string>();
+    for (const answer of await workers.ask(READY_TOPIC, READY_TIMEOUT_MS)) {
+      if ('error' in answer) names.add(`worker ${answer.worker}`);
+      else for (const name of answer.value as string[]) names.add(name);
+    }
+    return [...names].sort();
   }
 }

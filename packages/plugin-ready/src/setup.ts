@@ -4,7 +4,7 @@
  */
 import { errOnce, HttpEndpoints, parseHttpAddress } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
-import { ReadyEndpoint } from './endpoint.js';
+import { READY_TOPIC, ReadyEndpoint } from './endpoint.js';
 import { ReadinessList } from './readiness.js';
 import type { MonitorMode } from './readiness.js';
 
@@ -77,7 +77,7 @@ class ReadySite {
     private readonly log: Logger,
   ) {
     // Made closed here; it binds in onStartup, the first time any block holds it.
-    this.endpoint = state.endpoints.get(options.address, (address) => new ReadyEndpoint({ address, list: state.list, log }));
+    this.endpoint = state.endpoints.get(options.address, (address) => new ReadyEndpoint({ address, list: state.list, log, workers: c.workers }));
   }
 
   /**
@@ -108,7 +108,10 @@ class ReadySite {
 /** Parses, then registers the lifecycle hooks; the listener opens only in onStartup. */
 export function setup(c: Controller): void {
   const options = parseReady(c);
-  const site = new ReadySite(options, stateOf(c), c, c.log);
+  const state = stateOf(c);
+  const site = new ReadySite(options, state, c, c.log);
+  // What this worker tells the one whose /ready was asked (endpoint.ts).
+  c.workers?.answer(READY_TOPIC, () => state.list.notReady());
   c.onStartup(() => site.start());
   c.onRestart(() => site.release());
   c.onRestartFailed(() => site.start());

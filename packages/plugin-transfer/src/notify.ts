@@ -67,6 +67,7 @@ function exchange(host: string, port: number, wire: Buffer, source: string | und
     });
     const send = (): void => socket.send(wire, port, host);
     if (source === undefined) send();
-    else socket.bind(0, source, send);
+    // exclusive: in a cluster worker (foghorn -workers N) a shared socket would hand the reply to any worker.
+    else socket.bind({ port: 0, address: source, exclusive: true }, send);
   });
 }

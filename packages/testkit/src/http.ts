@@ -20,6 +20,8 @@ export interface HttpGetOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Default `127.0.0.1`. */
   readonly host?: string;
+  /** Rejects with an ETIMEDOUT error when no reply came this soon; by default it waits. */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -39,6 +41,9 @@ export function httpGet(port: number, path: string, options: HttpGetOptions = {}
       });
     });
     request.on('error', reject);
+    if (options.timeoutMs !== undefined) {
+      request.setTimeout(options.timeoutMs, () => request.destroy(Object.assign(new Error(`no reply within ${options.timeoutMs}ms`), { code: 'ETIMEDOUT' })));
+    }
     request.end();
   });
 }

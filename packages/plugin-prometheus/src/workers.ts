@@ -1,0 +1,69 @@
+/**
+ * `/metrics` under `foghorn -workers N`: one scrape reports the whole server. The worker that
+ * receives the scrape asks every worker for its registry as JSON (core's `WorkerGroup.ask`, the
+ * primary fanning out over IPC), and combines the answers with prom-client's
+ * `AggregatorRegistry.aggregate`, row by row (same name and labels), by each metric's `aggregator`:
+ *
+ * - counters and histograms are summed: queries, replies, durations, panics, CPU seconds, the
+ *   work of every worker;
+ * - gauges are summed where each worker holds its own share (cache entries, memory, open file
+ *   descriptors), and take the largest value where every worker holds a copy of the same state
+ *   or reports a per-process fact ({@link sameInEveryWorker}): summing those would multiply
+ *   them by N;
+ * - `process_start_time_seconds` is the latest start of any worker (prom-client would omit
+ *   it), so a restarted worker shows as a restart;
+ * - prom-client's own choices stand for the rest (`nodejs_version_info`: the first;
+ *   `nodejs_eventloop_lag_*`: average, min or max).
+ */
+import type { WorkerGroup } from '@foghorn/core';
+import { AggregatorRegistry } from 'prom-client';
+import type { Aggregator, Registry } from 'prom-client';
+
+/** One registry as `getMetricsAsJSON()` gives it: what crosses the IPC channel. */
+type RegistryJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+/** The `WorkerGroup` topic a worker answers with its registry. */
+export const METRICS_TOPIC = 'prometheus:metrics';
+
+/** How long a scrape waits for every worker's metrics; Prometheus' default scrape timeout is 10 s. */
+export const GATHER_TIMEOUT_MS = 5_000;
+
+/** Gauges that hold the same value in every worker, or a per-process fact that does not add up. */
+export const sameInEveryWorker: ReadonlyMap<string, Aggregator> = new Map<string, Aggregator>([
+  ['process_start_time_seconds', 'max'],
+  ['process_max_fds', 'max'],
+  ['coredns_build_info', 'max'],
+  ['coredns_plugin_enabled', 'max'],
+  ['coredns_reload_version_info', 'max'],
+  ['coredns_hosts_entries', 'max'],
+  ['coredns_hosts_reload_timestamp_seconds', 'max'],
+  ['coredns_lighthouse_objects', 'max'],
+  // The stalest worker's age: the one an alert should see.
+  ['coredns_lighthouse_last_event_age_seconds', 'max'],
+]);
+
+/** This worker's answer: its registry as JSON, marked with how each metric combines across workers. */
+export async function workerMetrics(registry: Registry): Promise<RegistryJson> {
+  const metrics = await registry.getMetricsAsJSON();
+  for (const metric of metrics) {
+    const aggregator = sameInEveryWorker.get(metric.name) ?? (String(metric.type) === 'gauge' && metric.name.endsWith('_info') ? 'max' : undefined);
+    if (aggregator !== undefined) metric.aggregator = aggregator;
+  }
+  return metrics;
+}
+
+/**
+ * The exposition of every worker's metrics combined. Rejects when a worker did not answer (it is
+ * restarting, or stuck): a partial sum would read as a counter reset to Prometheus, a failed
+ * scrape reads as what it is.
+ */
+export async function groupMetrics(workers: WorkerGroup): Promise<{ text: string; contentType: string }> {
+  const answers = await workers.ask(METRICS_TOPIC, GATHER_TIMEOUT_MS);
+  const all: RegistryJson[] = [];
+  for (const answer of answers) {
+    if ('error' in answer) throw new Error(`worker ${answer.worker}: ${answer.error}`);
+    all.push(answer.value as RegistryJson);
+  }
+  const combined = AggregatorRegistry.aggregate(all);
+  return { text: await combined.metrics(), contentType: combined.contentType };
+}
