@@ -61,7 +61,7 @@ export { classNumber, ResponseType, responseClass, typeNumber, typify } from './
 export type { ResponseClass } from './response-type.js';
 export { defaultHttpShutdownGraceMs, defaultHttpTimeoutMs, HttpEndpoint, HttpEndpoints, notFound, parseHttpAddress } from './http-endpoint.js';
 export type { HttpEndpointOptions } from './http-endpoint.js';
-export { counter, counterVec, CounterVec, gauge, histogram, histogramVec, HistogramVec, registerCollector, registerMetric, slimTimeBuckets, timeBuckets } from './metrics.js';
+export { counter, counterVec, CounterVec, gauge, gaugeVec, GaugeVec, histogram, histogramVec, HistogramVec, registerCollector, registerMetric, slimTimeBuckets, timeBuckets } from './metrics.js';
 export type { CounterCell, HistogramCell } from './metrics.js';
 export type { MetricOptions } from './metrics.js';
 export { EDNS_OPTION_EDE, edeOption, replyOpt } from './edns.js';

@@ -92,7 +92,7 @@ const vecBrand = Symbol.for('foghorn.core.vec');
 abstract class CellVec<Cell> {
   readonly [vecBrand] = true;
   readonly aggregator = 'sum' as const;
-  abstract readonly type: 'counter' | 'histogram';
+  abstract readonly type: 'counter' | 'gauge' | 'histogram';
   protected rows = new Map<string, { labels: Record<string, string>; cell: Cell }>();
 
   constructor(
@@ -122,7 +122,7 @@ abstract class CellVec<Cell> {
   }
 
   /** The registry's read (awaited by prom-client). */
-  get(): Promise<{ name: string; help: string; type: 'counter' | 'histogram'; aggregator: 'sum'; values: VecRow[] }> {
+  get(): Promise<{ name: string; help: string; type: 'counter' | 'gauge' | 'histogram'; aggregator: 'sum'; values: VecRow[] }> {
     const values: VecRow[] = [];
     for (const { labels, cell } of this.rows.values()) this.rowsOf(labels, cell, values);
     return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
@@ -132,10 +132,8 @@ abstract class CellVec<Cell> {
   protected abstract rowsOf(labels: Record<string, string>, cell: Cell, out: VecRow[]): void;
 }
 
-/** A counter with labels over {@link CounterCell}s. */
-export class CounterVec extends CellVec<CounterCell> {
-  readonly type = 'counter' as const;
-
+/** Rows of plain numbers: what a counter and a gauge share. */
+abstract class NumberVec extends CellVec<CounterCell> {
   protected newCell(): CounterCell {
     return { value: 0 };
   }
@@ -143,6 +141,19 @@ export class CounterVec extends CellVec<CounterCell> {
   protected rowsOf(labels: Record<string, string>, cell: CounterCell, out: VecRow[]): void {
     out.push({ labels, value: cell.value });
   }
+}
+
+/** A counter with labels over {@link CounterCell}s. */
+export class CounterVec extends NumberVec {
+  readonly type = 'counter' as const;
+}
+
+/**
+ * A gauge with labels over the same cells (`coredns_cache_entries`): the holder sets `value`.
+ * Summed over the workers of `foghorn -workers N`, as the entries of every worker's cache add up.
+ */
+export class GaugeVec extends NumberVec {
+  readonly type = 'gauge' as const;
 }
 
 class Buckets implements HistogramCell {
@@ -197,13 +208,18 @@ export class HistogramVec extends CellVec<HistogramCell> {
   }
 }
 
-function isVec<V extends CounterVec | HistogramVec>(type: V['type']): (existing: unknown) => existing is V {
+function isVec<V extends CounterVec | GaugeVec | HistogramVec>(type: V['type']): (existing: unknown) => existing is V {
   return (existing): existing is V => typeof existing === 'object' && existing !== null && vecBrand in existing && (existing as V).type === type;
 }
 
 /** A {@link CounterVec} in `registry`, created once (later calls get the registered one). */
 export function counterVec(registry: Registry, config: { name: string; help: string; labelNames: readonly string[] }): CounterVec {
   return registerCollector(registry, new CounterVec(config.name, config.help, config.labelNames), isVec<CounterVec>('counter'));
+}
+
+/** A {@link GaugeVec} in `registry`, created once (later calls get the registered one). */
+export function gaugeVec(registry: Registry, config: { name: string; help: string; labelNames: readonly string[] }): GaugeVec {
+  return registerCollector(registry, new GaugeVec(config.name, config.help, config.labelNames), isVec<GaugeVec>('gauge'));
 }
 
 /** A {@link HistogramVec} in `registry`, created once (later calls get the registered one). */

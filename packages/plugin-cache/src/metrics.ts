@@ -2,67 +2,18 @@
  * The `coredns_cache_*` metrics (CoreDNS's plugin/cache/metrics.go), with CoreDNS's names, help texts and labels.
  *
  * Why not prom-client's `Counter`: its label children hash the label values again on every
- * `inc()`, and a cache hit touches two counters. Here a child is a plain cell resolved once per
- * (server, zones) pair; a query then costs a property increment. The registry reads the cells
- * through `get()`, exactly as it reads prom-client metrics.
+ * `inc()`, and a cache hit touches two counters. Core's cell vectors resolve a child once per
+ * (server, zones) pair; a query then costs a property increment.
  */
-import { registerCollector } from '@foghorn/core';
+import { counterVec, gaugeVec } from '@foghorn/core';
+import type { CounterCell, CounterVec, GaugeVec } from '@foghorn/core';
 import type { Registry } from 'prom-client';
 
 /** One row of a counter or gauge: the hot path writes `value`. */
-export interface Cell {
-  value: number;
-}
+export type Cell = CounterCell;
 
-interface Row {
-  readonly labels: Record<string, string>;
-  readonly cell: Cell;
-}
-
-const brand = Symbol.for('foghorn.cache.vec');
-
-/** A counter or gauge with labels, registered in a prom-client registry. */
-export class CellVec {
-  readonly [brand] = true;
-  readonly aggregator = 'sum' as const;
-  private rows = new Map<string, Row>();
-
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly type: 'counter' | 'gauge',
-    readonly labelNames: readonly string[],
-  ) {}
-
-  /** The cell for these label values (in `labelNames` order), created on first use. */
-  child(...values: string[]): Cell {
-    const key = values.join('\u0000');
-    let row = this.rows.get(key);
-    if (row === undefined) {
-      const labels: Record<string, string> = {};
-      this.labelNames.forEach((name, i) => (labels[name] = values[i] ?? ''));
-      row = { labels, cell: { value: 0 } };
-      this.rows.set(key, row);
-    }
-    return row.cell;
-  }
-
-  /** `registry.resetMetrics()`: rows are forgotten; holders resolve their cells again. */
-  reset(): void {
-    this.rows = new Map();
-  }
-
-  /** The registry's read. */
-  get(): Promise<{ name: string; help: string; type: 'counter' | 'gauge'; aggregator: 'sum'; values: { labels: Record<string, string>; value: number }[] }> {
-    const values: { labels: Record<string, string>; value: number }[] = [];
-    for (const { labels, cell } of this.rows.values()) values.push({ labels, value: cell.value });
-    return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
-  }
-}
-
-function isCellVec(existing: unknown): existing is CellVec {
-  return typeof existing === 'object' && existing !== null && brand in existing;
-}
+/** A counter or gauge with labels (core's cell vectors). */
+export type CellVec = CounterVec | GaugeVec;
 
 /** Every cache metric. Labels: server, [type,] zones, view. */
 export interface CacheMetrics {
@@ -92,8 +43,8 @@ const plain = ['server', 'zones', 'view'];
  * for every server block, and the counters keep counting across reloads.
  */
 export function createCacheMetrics(registry: Registry): CacheMetrics {
-  const vec = (name: string, help: string, type: 'counter' | 'gauge', labels: readonly string[]): CellVec =>
-    registerCollector(registry, new CellVec(name, help, type, labels), isCellVec);
+  const vec = (name: string, help: string, type: 'counter' | 'gauge', labelNames: readonly string[]): CellVec =>
+    (type === 'gauge' ? gaugeVec : counterVec)(registry, { name, help, labelNames });
   return {
     entries: vec('coredns_cache_entries', 'The number of elements in the cache.', 'gauge', withType),
     requests: vec('coredns_cache_requests_total', 'The count of cache requests.', 'counter', plain),

@@ -8,8 +8,7 @@
  * maps are hashed per query.
  */
 import { clientWrote, PluginError, Rcode, Recorder, rcodeToString } from '@foghorn/core';
-import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
-import type { CounterCell, HistogramCell } from './collectors.js';
+import type { CounterCell, Handler, HandlerResult, HistogramCell, Request, ResponseWriter } from '@foghorn/core';
 import type { DnsMetrics } from './metrics.js';
 
 /** CoreDNS has no views here yet: the `view` label is always empty. */

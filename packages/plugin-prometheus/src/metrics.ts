@@ -4,10 +4,10 @@
  * core server registers it in the same registry, so it is exported all the same.
  */
 import { readFileSync } from 'node:fs';
-import { gauge, timeBuckets } from '@foghorn/core';
+import { counterVec, gauge, histogramVec, timeBuckets } from '@foghorn/core';
+import type { CounterVec, HistogramVec } from '@foghorn/core';
 import { collectDefaultMetrics } from 'prom-client';
 import type { Gauge, Registry } from 'prom-client';
-import { CounterVec, HistogramVec, registerVec } from './collectors.js';
 
 /** CoreDNS's request and response size buckets, in bytes. */
 export const sizeBuckets: readonly number[] = [0, 100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3];
@@ -38,48 +38,32 @@ export interface DnsMetrics {
  */
 export function createDnsMetrics(registry: Registry): DnsMetrics {
   return {
-    requests: registerVec(
-      registry,
-      new CounterVec('coredns_dns_requests_total', 'Counter of DNS requests made per zone, protocol and family.', [
-        'server',
-        'zone',
-        'view',
-        'proto',
-        'family',
-        'type',
-      ]),
-    ),
-    duration: registerVec(
-      registry,
-      new HistogramVec(
-        'coredns_dns_request_duration_seconds',
-        'Histogram of the time (in seconds) each request took per zone.',
-        ['server', 'zone', 'view'],
-        timeBuckets,
-      ),
-    ),
-    requestSize: registerVec(
-      registry,
-      new HistogramVec(
-        'coredns_dns_request_size_bytes',
-        // CoreDNS's help text, wrong as it is (the value is the request's length): operators grep for it.
-        'Size of the EDNS0 UDP buffer in bytes (64K for TCP) per zone and protocol.',
-        ['server', 'zone', 'view', 'proto'],
-        sizeBuckets,
-      ),
-    ),
-    doRequests: registerVec(
-      registry,
-      new CounterVec('coredns_dns_do_requests_total', 'Counter of DNS requests with DO bit set per zone.', ['server', 'zone', 'view']),
-    ),
-    responseSize: registerVec(
-      registry,
-      new HistogramVec('coredns_dns_response_size_bytes', 'Size of the returned response in bytes.', ['server', 'zone', 'view', 'proto'], sizeBuckets),
-    ),
-    responses: registerVec(
-      registry,
-      new CounterVec('coredns_dns_responses_total', 'Counter of response status codes.', ['server', 'zone', 'view', 'rcode', 'plugin']),
-    ),
+    requests: counterVec(registry, {
+      name: 'coredns_dns_requests_total',
+      help: 'Counter of DNS requests made per zone, protocol and family.',
+      labelNames: ['server', 'zone', 'view', 'proto', 'family', 'type'],
+    }),
+    duration: histogramVec(registry, {
+      name: 'coredns_dns_request_duration_seconds',
+      help: 'Histogram of the time (in seconds) each request took per zone.',
+      labelNames: ['server', 'zone', 'view'],
+      buckets: timeBuckets,
+    }),
+    requestSize: histogramVec(registry, {
+      name: 'coredns_dns_request_size_bytes',
+      // CoreDNS's help text, wrong as it is (the value is the request's length): operators grep for it.
+      help: 'Size of the EDNS0 UDP buffer in bytes (64K for TCP) per zone and protocol.',
+      labelNames: ['server', 'zone', 'view', 'proto'],
+      buckets: sizeBuckets,
+    }),
+    doRequests: counterVec(registry, { name: 'coredns_dns_do_requests_total', help: 'Counter of DNS requests with DO bit set per zone.', labelNames: ['server', 'zone', 'view'] }),
+    responseSize: histogramVec(registry, {
+      name: 'coredns_dns_response_size_bytes',
+      help: 'Size of the returned response in bytes.',
+      labelNames: ['server', 'zone', 'view', 'proto'],
+      buckets: sizeBuckets,
+    }),
+    responses: counterVec(registry, { name: 'coredns_dns_responses_total', help: 'Counter of response status codes.', labelNames: ['server', 'zone', 'view', 'rcode', 'plugin'] }),
     pluginEnabled: gauge(registry, {
       name: 'coredns_plugin_enabled',
       help: 'A metric that indicates whether a plugin is enabled on per server and zone basis.',
