@@ -51,7 +51,7 @@ export type { DescriptorLimit } from './limits.js';
 export { DEFAULT_MAX_BUFFERED_BYTES, defaultTcpLimits } from './tcp-limits.js';
 export type { TcpLimits } from './tcp-limits.js';
 export type { Route } from './routes.js';
-export { emptyHeader, questionEnd, readName, readQuery, skipName, Verdict, writeOpt } from './wire.js';
+export { emptyHeader, questionEnd, readName, readQuery, skipName, Verdict, writeOpt, writeReplyHead } from './wire.js';
 export { compressReply } from './compress.js';
 export * from './constants.js';
 export type { EdnsOption, QueryHeader } from './wire.js';

@@ -10,7 +10,7 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { Flags, isSubdomain, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, Request, TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS, writeOpt } from '@foghorn/core';
+import { Flags, isSubdomain, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, Request, TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS, writeOpt, writeReplyHead } from '@foghorn/core';
 import type { Handler, HandlerResult, ResponseWriter } from '@foghorn/core';
 import type { Name, Record, Resolver, Result, ZoneInfo } from './resolve.js';
 import type { ClusterStore } from './store.js';
@@ -241,21 +241,7 @@ export function writeEncoded(req: Request, w: ResponseWriter, encoded: Encoded, 
   const out = Buffer.allocUnsafe(questionEnd + body.length + (hasOpt ? OPT_LENGTH : 0));
   const flags = Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS) | rcode;
   const arcount = encoded.arcount + (hasOpt ? 1 : 0);
-  // Byte stores and a loop over the question's few dozen bytes: Buffer's copy and write methods
-  // check their arguments and make a view per call, which costs more than the bytes here.
-  out[0] = req.id >> 8;
-  out[1] = req.id;
-  out[2] = flags >> 8;
-  out[3] = flags;
-  out[4] = 0;
-  out[5] = 1;
-  out[6] = encoded.ancount >> 8;
-  out[7] = encoded.ancount;
-  out[8] = encoded.nscount >> 8;
-  out[9] = encoded.nscount;
-  out[10] = arcount >> 8;
-  out[11] = arcount;
-  for (let i = 12; i < questionEnd; i++) out[i] = raw[i]!;
+  writeReplyHead(out, raw, questionEnd, req.id, flags, encoded.ancount, encoded.nscount, arcount);
   out.set(body, questionEnd);
   const patches = encoded.zonePatches;
   if (patches !== null) {

@@ -4,7 +4,7 @@
  * SOA on negative answers, an OPT echo). No per-query list scans and no dns-packet encoding.
  */
 import dnsPacket from 'dns-packet';
-import { Flags, isSubdomain, matchZone, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, TYPE_A, TYPE_AAAA, TYPE_ANY, TYPE_PTR, TYPE_SRV, TYPE_TXT, writeOpt } from '@foghorn/core';
+import { Flags, isSubdomain, matchZone, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, TYPE_A, TYPE_AAAA, TYPE_ANY, TYPE_PTR, TYPE_SRV, TYPE_TXT, writeOpt, writeReplyHead } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { notImplemented, notZone } from './answer.js';
 import type { Answer, ZoneInfo } from './answer.js';
@@ -125,21 +125,7 @@ export function writeAnswer(req: Request, w: ResponseWriter, answer: Answer): nu
   const size = questionEnd + body.length + (soa === null ? 0 : soa.length + 2) + (hasOpt ? OPT_LENGTH : 0);
   const out = Buffer.allocUnsafe(size);
   const flags = Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS) | answer.rcode;
-  // Byte stores and a loop over the question's few dozen bytes: Buffer's copy and write methods
-  // check their arguments and make a view per call, which costs more than the bytes here.
-  out[0] = req.id >> 8;
-  out[1] = req.id;
-  out[2] = flags >> 8;
-  out[3] = flags;
-  out[4] = 0;
-  out[5] = 1;
-  out[6] = answer.ancount >> 8;
-  out[7] = answer.ancount;
-  out[8] = 0;
-  out[9] = soa === null ? 0 : 1;
-  out[10] = 0;
-  out[11] = hasOpt ? 1 : 0;
-  for (let i = 12; i < questionEnd; i++) out[i] = raw[i]!;
+  writeReplyHead(out, raw, questionEnd, req.id, flags, answer.ancount, soa === null ? 0 : 1, hasOpt ? 1 : 0);
   let offset = questionEnd;
   if (body.length > 0) {
     out.set(body, offset);

@@ -1,4 +1,4 @@
-import { Flags, HEADER_LENGTH, MAX_NAME_LENGTH, OPT_LENGTH, parseIp, Rcode, REPLY_COPIED_FLAGS, replyTo, TYPE_A, TYPE_AAAA, TYPE_SRV, writeOpt } from '@foghorn/core';
+import { Flags, HEADER_LENGTH, MAX_NAME_LENGTH, OPT_LENGTH, parseIp, Rcode, REPLY_COPIED_FLAGS, replyTo, TYPE_A, TYPE_AAAA, TYPE_SRV, writeOpt, writeReplyHead } from '@foghorn/core';
 import type { Handler, Request, ResponseWriter } from '@foghorn/core';
 import type { Answer, StringAnswer } from 'dns-packet';
 
@@ -57,17 +57,9 @@ export class Whoami implements Handler {
     const total = req.hasEdns ? size + OPT_LENGTH : size;
     if (total > req.maxResponseSize) return false;
     const out = Buffer.allocUnsafe(total);
-    // Byte stores rather than Buffer's write and copy methods: the reply is a hundred octets.
     const flags = Flags.QR | Flags.AA | (req.flags & REPLY_COPIED_FLAGS);
-    out[0] = req.id >> 8;
-    out[1] = req.id & 0xff;
-    out[2] = flags >> 8;
-    out[3] = flags & 0xff;
-    out[4] = 0;
-    out[5] = 1; // QDCOUNT
-    for (let i = 6; i < 11; i++) out[i] = 0; // ANCOUNT, NSCOUNT, ARCOUNT's high octet
-    out[11] = (withSrv ? 2 : 1) + (req.hasEdns ? 1 : 0);
-    for (let i = HEADER_LENGTH; i < questionEnd; i++) out[i] = raw[i]!;
+    // The address and SRV records go in the additional section, as CoreDNS's whoami puts them.
+    writeReplyHead(out, raw, questionEnd, req.id, flags, 0, 0, (withSrv ? 2 : 1) + (req.hasEdns ? 1 : 0));
     let offset = lowerName(raw, nameEnd, out, questionEnd);
     offset = recordHeader(out, offset, address.length === 4 ? TYPE_A : TYPE_AAAA, req.qclass, address.length);
     for (let i = 0; i < address.length; i++) out[offset++] = address[i]!;
