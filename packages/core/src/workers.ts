@@ -23,6 +23,12 @@ export interface WorkerGroup {
   /** How many workers serve (the `-workers` value). */
   readonly size: number;
   /**
+   * A random value the primary draws once and hands every worker it forks, restarted ones
+   * included: what the workers agree on without asking (*loop*'s probe name, which must be the
+   * same in every worker because any of them may receive the probe).
+   */
+  readonly id: string;
+  /**
    * What this worker answers when any worker asks `topic`. The value must survive the IPC
    * channel's structured clone (plain data). A later registration for a topic replaces the
    * earlier one, so a plugin may register again on every setup.

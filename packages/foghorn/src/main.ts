@@ -18,7 +18,7 @@ import { Primary } from './primary.js';
 import { runQuery } from './query.js';
 import { version } from './version.js';
 import { runWorker } from './worker.js';
-import { WORKER_ENV } from './worker-protocol.js';
+import { GROUP_ENV, WORKER_ENV } from './worker-protocol.js';
 
 function fail(message: string, code = 1): never {
   process.stderr.write(message.endsWith('\n') ? message : message + '\n');
@@ -115,7 +115,7 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
 
   const worker = cluster.isWorker ? Number(process.env[WORKER_ENV] ?? 0) : 0;
   if (worker > 0) {
-    await runWorker({ worker, size: flags.workers, directives: list, dnsPort, logger, defaultCorefile: fallback });
+    await runWorker({ worker, size: flags.workers, group: process.env[GROUP_ENV] ?? '', directives: list, dnsPort, logger, defaultCorefile: fallback });
     return;
   }
   const writePidfile = (): void => {

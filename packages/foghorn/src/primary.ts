@@ -11,12 +11,13 @@
  *   print its error, exit 1
  */
 import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import type { Worker } from 'node:cluster';
 import type { CorefileSource, ListenerInfo, Logger, WorkerAnswer } from '@foghorn/core';
 import { startInformerHub } from '@foghorn/kube';
 import type { InformerHub } from '@foghorn/kube';
 import { LineJoiner, SharedOutput } from './lines.js';
-import { isOurs, WORKER_ENV } from './worker-protocol.js';
+import { GROUP_ENV, isOurs, WORKER_ENV } from './worker-protocol.js';
 import type { ToPrimary, ToWorker } from './worker-protocol.js';
 
 /** The first restart of a crashed worker waits this long; each quick crash after doubles it. */
@@ -74,6 +75,8 @@ export class Primary {
    */
   private readonly hub: InformerHub;
   private readonly log: Logger;
+  /** The group's {@link WorkerGroup.id}, the same for every worker forked, restarts included. */
+  private readonly groupId = randomBytes(16).toString('hex');
   /** Resolves {@link start} once every worker is up. */
   private whenAllUp: (() => void) | undefined;
   /** Worker 1's listeners, for the zone lines. */
@@ -122,7 +125,7 @@ export class Primary {
     slot.restartTimer = undefined;
     slot.up = false;
     slot.failure = undefined;
-    const env: Record<string, string> = { [WORKER_ENV]: String(slot.index) };
+    const env: Record<string, string> = { [WORKER_ENV]: String(slot.index), [GROUP_ENV]: this.groupId };
     env['FOGHORN_INFORMER_HUB'] = '1';
     const worker = cluster.fork(env);
     slot.worker = worker;

@@ -48,3 +48,5 @@ export function isOurs<M extends ToPrimary | ToWorker>(message: unknown): messag
 
 /** The environment variable that makes the CLI run as worker N of a primary. */
 export const WORKER_ENV = 'FOGHORN_WORKER';
+/** The environment variable that carries the group's {@link WorkerGroup.id} to each worker. */
+export const GROUP_ENV = 'FOGHORN_WORKER_GROUP';

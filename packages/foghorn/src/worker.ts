@@ -30,6 +30,7 @@ export class WorkerLink implements WorkerGroup {
   constructor(
     readonly worker: number,
     readonly size: number,
+    readonly id: string,
   ) {
     process.on('message', (message) => {
       if (isOurs<ToWorker>(message)) this.receive(message);
@@ -118,6 +119,8 @@ export class WorkerLink implements WorkerGroup {
 export interface WorkerOptions {
   readonly worker: number;
   readonly size: number;
+  /** The group's id ({@link WorkerGroup.id}). */
+  readonly group: string;
   readonly directives: readonly DirectiveEntry[];
   readonly dnsPort: number;
   readonly logger: Logger;
@@ -126,7 +129,7 @@ export interface WorkerOptions {
 
 /** Serves as worker `options.worker` until the primary says stop (or goes away). */
 export async function runWorker(options: WorkerOptions): Promise<void> {
-  const link = new WorkerLink(options.worker, options.size);
+  const link = new WorkerLink(options.worker, options.size, options.group);
   // The primary relays these signals as orders (a terminal's Ctrl-C reaches the whole process
   // group); SIGTERM sent to this worker alone stops it gracefully, and the primary restarts it.
   for (const signal of ['SIGINT', 'SIGQUIT', 'SIGHUP', 'SIGUSR1'] as const) process.on(signal, () => undefined);

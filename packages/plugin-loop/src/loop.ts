@@ -6,7 +6,7 @@
  * so it is fatal. Once the probe got any reply (or gave up), the handler switches itself off and
  * every query goes straight to the next plugin.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import dnsPacket from 'dns-packet';
@@ -27,8 +27,20 @@ function randomLabel(): string {
 }
 
 /** The probe name for `zone`: `<r1>.<r2>.<zone>`, lower-case and fully qualified. */
-export function probeName(zone: string): string {
-  return zone === '.' ? `${randomLabel()}.${randomLabel()}.` : `${randomLabel()}.${randomLabel()}.${zone}`;
+export function probeName(zone: string, group?: string): string {
+  const [first, second] = group === undefined ? [randomLabel(), randomLabel()] : groupLabels(group, zone);
+  return zone === '.' ? `${first}.${second}.` : `${first}.${second}.${zone}`;
+}
+
+/**
+ * The two labels every worker of `foghorn -workers N` derives from the group's random id: the
+ * workers share the port, so the probe one of them sends may reach another, and each must count
+ * it as its own or a loop goes unnoticed when the kernel hands the probes to the others.
+ */
+function groupLabels(group: string, zone: string): [string, string] {
+  const digest = createHash('sha256').update(`${group}\0${zone}`).digest();
+  const label = (offset: number): string => (digest.readBigUInt64BE(offset) & ((1n << 62n) - 1n)).toString();
+  return [label(0), label(8)];
 }
 
 /** `host:port` the Go way (`net.JoinHostPort`): `:53`, `127.0.0.1:53`, `[::1]:53`. */

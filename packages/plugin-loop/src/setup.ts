@@ -20,7 +20,8 @@ export function parseLoop(c: Controller): LoopOptions {
   // Keys are normalised already; CoreDNS falls back to the root for a key it cannot parse,
   // which a Foghorn block cannot have.
   const zone = c.keys[0]?.zone ?? '.';
-  return { zone, qname: probeName(zone) };
+  // Under -workers every worker probes with the same name: any of them may receive the probe.
+  return { zone, qname: probeName(zone, c.workers?.id) };
 }
 
 /** Parses `loop`, adds the handler and probes the server once it starts. */

@@ -10,7 +10,7 @@ import type { TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import forward from '@foghorn/plugin-forward';
 import whoami from '@foghorn/plugin-whoami';
-import loop, { Loop } from '@foghorn/plugin-loop';
+import loop, { Loop, probeName } from '@foghorn/plugin-loop';
 
 /** A server whose chain is `loop` (the given detector) then whoami. */
 async function serveLoop(t: { after(fn: () => Promise<void>): void }, detector: Loop, key = '.'): Promise<TestServer> {
@@ -97,4 +97,13 @@ test('a server that does not loop: the probe is answered once and the detector s
   assert.equal(rcodeOf(await query({ port }, 'www.example.org', 'A')), 'NOERROR');
   assert.deepEqual(server.fatals, []);
   assert.equal(probes(), 1, 'one probe, answered, and no second one');
+});
+
+test('under -workers every worker probes with the name the group id gives: any worker may receive the probe', () => {
+  const name = probeName('example.org.', 'a1b2');
+  assert.equal(probeName('example.org.', 'a1b2'), name, 'the same in every worker of the group');
+  assert.match(name, /^\d+\.\d+\.example\.org\.$/);
+  assert.notEqual(probeName('example.net.', 'a1b2'), name.replace('example.org.', 'example.net.'), 'another zone, other labels');
+  assert.notEqual(probeName('example.org.', 'c3d4'), name, 'another group, another name');
+  assert.notEqual(probeName('example.org.'), probeName('example.org.'), 'a single process draws its name at random');
 });
