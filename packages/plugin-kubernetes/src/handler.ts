@@ -255,7 +255,8 @@ export function writeEncoded(req: Request, w: ResponseWriter, encoded: Encoded, 
   // OPT with the client's UDP size and DO bit, version 0, no options.
   if (hasOpt) writeOpt(out, questionEnd + body.length, req.udpSize, req.dnssecOk);
   if (echoOptions) return (w.write(dnsPacket.decode(out)), rcode);
-  w.writeWire(out);
+  // The recorders count the reply without the OPT, as CoreDNS's do before its scrub adds it.
+  w.writeWire(out, hasOpt ? out.length - OPT_LENGTH : out.length);
   return rcode;
 }
 

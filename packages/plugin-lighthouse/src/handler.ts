@@ -142,7 +142,8 @@ export function writeAnswer(req: Request, w: ResponseWriter, answer: Answer): nu
   // OPT with the client's UDP size and DO bit, version 0, no options (docs/compatibility.md, "Scrub").
   if (hasOpt) writeOpt(out, offset, req.udpSize, req.dnssecOk);
   if (echoOptions) return w.write(dnsPacket.decode(out));
-  return w.writeWire(out);
+  // The recorders count the reply without the OPT, as CoreDNS's do before its scrub adds it.
+  return w.writeWire(out, hasOpt ? out.length - OPT_LENGTH : out.length);
 }
 
 function patchZoneCase(raw: Buffer, nameEnd: number, out: Buffer, bodyOffset: number, patches: readonly number[]): void {
