@@ -43,7 +43,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dnsPacket from 'dns-packet';
-import { cli, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
+import { cli, foghornListening, here, loadScenario, scenarioNames, stopChild, waitForPort } from './harness.js';
 import { treeCpuSeconds } from './proc.js';
 import type { ScenarioSetup } from './scenario.js';
 
@@ -371,18 +371,8 @@ function plannedRuns(): Array<{ label: string; module: string; args: string[]; c
   return runs;
 }
 
-/** SIGTERM first, so a profiled Foghorn shuts down cleanly and writes its profile. */
 async function stop(servers: Server[]): Promise<void> {
-  await Promise.all(
-    servers.map(async ({ process: child }) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
+  await Promise.all(servers.map(({ process: child }) => stopChild(child)));
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'foghorn-dnsperf-'));

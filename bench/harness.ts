@@ -47,3 +47,13 @@ export function scenarioNames(): string[] {
 export async function loadScenario(name: string): Promise<BenchScenario> {
   return ((await import(here(`./scenario-${name}.js`))) as { default: BenchScenario }).default;
 }
+
+/** SIGTERM, then SIGKILL after 5 s: a profiled Foghorn shuts down cleanly and writes its profile. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}

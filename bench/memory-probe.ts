@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { cli, foghornListening, here, waitForPort } from './harness.js';
+import { cli, foghornListening, here, stopChild, waitForPort } from './harness.js';
 
 /** process.memoryUsage() after a full GC, as memory-stats.ts writes it; bytes. */
 export interface HeapFigures {
@@ -87,14 +87,7 @@ export async function startProbed(corefile: string, options: ProbeOptions): Prom
         }
       }
     },
-    async stop(): Promise<void> {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child),
   };
 }
 

@@ -9,6 +9,7 @@
  */
 import { KubeConnectionError } from './types.js';
 import type { KubeConnection, KubeObject, ResourceSpec } from './types.js';
+import type { StartWatchOptions } from './watch.js';
 
 /** A worker's environment sets this to `1` to use its primary's hub (the `-workers` supervisor does). */
 export const hubEnvironmentVariable = 'FOGHORN_INFORMER_HUB';
@@ -45,17 +46,8 @@ export function fromWire(error: WireError): Error {
   }
 }
 
-/** Watch tuning as it crosses the channel: StartWatchOptions without the logger. */
-export interface WireWatchOptions {
-  readonly backoffInitialMs?: number;
-  readonly backoffMaxMs?: number;
-  readonly watchTimeoutSeconds?: number;
-  readonly watchdogMs?: number;
-  readonly listPageSize?: number;
-  readonly logIntervalMs?: number;
-  readonly serviceAccountDir?: string;
-  readonly env?: NodeJS.ProcessEnv;
-}
+/** Watch tuning as it crosses the channel: StartWatchOptions without the loggers (plain data). */
+export type WireWatchOptions = Omit<StartWatchOptions, 'logger' | 'log'>;
 
 /** Worker to primary. */
 export type ToHub =
