@@ -8,7 +8,6 @@
  *                  ▼                                    ▼                       ▼ written: server writes it
  */
 import dgram from 'node:dgram';
-import dns from 'node:dns';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { OptAnswer, Packet } from 'dns-packet';
@@ -508,17 +507,17 @@ function isNoIpv6(error: unknown): boolean {
 /**
  * The address lookup of a listener's UDP socket. Replies go to the address a query came from,
  * an IP literal, for which dgram's default (`dns.lookup`) answers on the next tick: a tick, a
- * closure and a deferred send per reply. This one answers literals at once.
+ * closure and a deferred send per reply. The socket sends to nothing else (the bind address was
+ * resolved by *bind*), so the literal is handed back at once, with the socket's family (dgram
+ * passes 4 or 6), and the reply goes out synchronously.
  */
-function literalLookup(address: string, options: dns.LookupOneOptions, callback: (error: NodeJS.ErrnoException | null, address: string, family: number) => void): void {
-  const family = net.isIP(address);
-  if (family === 0) dns.lookup(address, options, callback);
-  else callback(null, address, family);
+function literalLookup(address: string, family: number, callback: (error: null, address: string, family: number) => void): void {
+  callback(null, address, family);
 }
 
 function bindUdp(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgram.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket({ type, ipv6Only: false, lookup: literalLookup });
+    const socket = dgram.createSocket({ type, ipv6Only: false, lookup: literalLookup as unknown as dgram.SocketOptions['lookup'] });
     const onError = (error: Error): void => {
       socket.close();
       reject(error);
