@@ -226,6 +226,11 @@ export class Server {
     try {
       for (const [key, plan] of toOpen) {
         const listener = this.newListener(plan.transport, plan.host, plan.port, plan.settings);
+        // Routes before the socket: a query that arrives while the rest binds (TCP after UDP, or
+        // through the cluster primary under -workers) must meet the chain, not a REFUSED. loop's
+        // probe, sent at startup, took such a REFUSED for a reply and stopped probing.
+        listener.acceptAnyClass = plan.acceptAnyClass;
+        listener.routes = new RouteTable(plan.routes);
         await listener.listen();
         opened.set(key, listener);
       }
