@@ -1,7 +1,12 @@
 /**
  * The log line format: CoreDNS's replacer (plugin/pkg/replacer), compiled once at setup into a
- * list of parts so that formatting a query is one loop of string concatenation, with no regular
- * expression and no map lookup per query.
+ * list of parts so that a query's line is one loop writing bytes into the output buffer, with no
+ * regular expression and no map lookup.
+ *
+ * Bytes, not strings: a line built by string concatenation is some twenty string pieces (and
+ * the decimal strings of the ID and port), several hundred bytes of garbage per query that the
+ * batch then flattens and encodes again. Written as bytes into the batch buffer while the
+ * query's values are still in the CPU's caches, a line leaves nothing behind.
  */
 import { Flags } from '@foghorn/core';
 import type { Request } from '@foghorn/core';
@@ -71,6 +76,8 @@ interface FormatPart {
   readonly kind: Part;
   /** The literal text (for Literal), or the placeholder as written. */
   readonly text: string;
+  /** A literal's UTF-8 bytes (empty for placeholders: one object shape keeps the loop monomorphic). */
+  readonly bytes: Uint8Array;
 }
 
 /** A format compiled by {@link compileFormat}. */
@@ -82,6 +89,8 @@ export interface CompiledFormat {
   readonly usesSize: boolean;
   /** The format prints `{duration}`: only then is the clock read. */
   readonly usesDuration: boolean;
+  /** The most bytes a line of this format takes (see {@link writeLine}). */
+  readonly maxBytes: number;
 }
 
 /**
@@ -98,7 +107,7 @@ export function expandMacros(format: string): string {
  * Unknown placeholders stay literal text; `{/LABEL}` is metadata.
  */
 export function compileFormat(format: string): CompiledFormat {
-  const parts: FormatPart[] = [];
+  const parts: Omit<FormatPart, 'bytes'>[] = [];
   const literal = (text: string): void => {
     if (text === '') return;
     const last = parts[parts.length - 1];
@@ -121,9 +130,11 @@ export function compileFormat(format: string): CompiledFormat {
     rest = rest.slice(close + 1);
   }
   literal(rest);
+  const compiled = parts.map((part) => ({ ...part, bytes: Buffer.from(part.kind === Part.Literal ? part.text : '', 'utf8') }));
   return {
     source: format,
-    parts,
+    parts: compiled,
+    maxBytes: maxLineBytes(compiled),
     usesSize: parts.some((p) => p.kind === Part.Rsize),
     usesDuration: parts.some((p) => p.kind === Part.Duration),
   };
@@ -144,8 +155,13 @@ const rcodeNames: readonly string[] = [
   'NOTZONE',
 ];
 
+/** {@link rcodeNames} as bytes. */
+const rcodeBytes: readonly Uint8Array[] = rcodeNames.map((name) => Buffer.from(name));
+
 /** `{>rflags}` for each header word, built on first use: replies repeat a handful of flag sets. */
 const flagsCache = new Map<number, string>();
+/** The same as bytes, by the flag bits of the header word (`header & 0x87f0` is at most 0x87f0). */
+const flagsBytes: (Uint8Array | undefined)[] = [];
 const flagBits: readonly (readonly [number, string])[] = [
   [Flags.QR, 'qr'],
   [Flags.AA, 'aa'],
@@ -231,67 +247,180 @@ function localAddress(server: string): string {
   return local;
 }
 
-/** Formats one log line (without the `[INFO] ` prefix). */
-export function formatLine(format: CompiledFormat, req: Request, reply: ReplySummary | null, durationNs: number): string {
-  let line = '';
+/**
+ * The most bytes each placeholder can print. Everything but literals is ASCII by construction
+ * (names come from core's `readName`, which escapes every other octet as `\DDD`).
+ */
+const maxPartBytes: Readonly<Record<Exclude<Part, Part.Literal>, number>> = {
+  [Part.Type]: 16, // TYPE65535, NSEC3PARAM
+  [Part.Name]: 1024, // 255 octets, each at most `\DDD`
+  [Part.Class]: 16, // CLASS65535
+  [Part.Proto]: 3,
+  [Part.Remote]: 66, // [IPv6%zone]
+  [Part.Local]: 66,
+  [Part.Port]: 5,
+  [Part.Size]: 5,
+  [Part.Id]: 5,
+  [Part.Opcode]: 2,
+  [Part.Do]: 5,
+  [Part.Bufsize]: 5,
+  [Part.Rcode]: 8, // NXDOMAIN, or an extended rcode's number
+  [Part.Rsize]: 16, // summed over a transfer's messages
+  [Part.Rflags]: 22,
+  [Part.Duration]: 32,
+  [Part.Metadata]: 1,
+};
+
+function maxLineBytes(parts: readonly FormatPart[]): number {
+  let bytes = 0;
+  for (const part of parts) bytes += part.kind === Part.Literal ? part.bytes.length : maxPartBytes[part.kind];
+  return bytes;
+}
+
+/** Writes a string at `pos`; returns the end. ASCII byte by byte (short strings: cheaper than a native call), anything else as UTF-8. */
+function putText(buf: Buffer, pos: number, text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return pos + buf.write(text.slice(i), pos, 'utf8');
+    buf[pos++] = c;
+  }
+  return pos;
+}
+
+/** Copies `bytes` to `pos`; returns the end. A loop, for the same reason as {@link putText}. */
+export function putBytes(buf: Buffer, pos: number, bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) buf[pos++] = bytes[i]!;
+  return pos;
+}
+
+/** Writes a whole number below 2^32 in decimal at `pos`; returns the end. */
+function putUint(buf: Buffer, pos: number, value: number): number {
+  if (value > 0xffffffff) return putText(buf, pos, String(value));
+  const digits = value < 10 ? 1 : value < 100 ? 2 : value < 1000 ? 3 : value < 10000 ? 4 : value < 100000 ? 5 : String(value).length;
+  let at = pos + digits;
+  let v = value;
+  do {
+    const q = (v / 10) >>> 0;
+    buf[--at] = 0x30 + v - q * 10;
+    v = q;
+  } while (v > 0);
+  return pos + digits;
+}
+
+/** {@link formatSeconds} as bytes: below a second, `0.` and the nine digits of ns without trailing zeros. */
+function putSeconds(buf: Buffer, pos: number, ns: number): number {
+  if (ns <= 0 || ns >= 1e9) return putText(buf, pos, formatSeconds(ns));
+  let digits = ns;
+  let count = 9;
+  for (let q = (digits / 10) >>> 0; digits - q * 10 === 0; q = (digits / 10) >>> 0) {
+    digits = q;
+    count--;
+  }
+  buf[pos] = 0x30;
+  buf[pos + 1] = 0x2e;
+  pos += 2;
+  for (let at = pos + count - 1; at >= pos; at--) {
+    const q = (digits / 10) >>> 0;
+    buf[at] = 0x30 + digits - q * 10;
+    digits = q;
+  }
+  pos += count;
+  buf[pos] = 0x73; // s
+  return pos + 1;
+}
+
+function putFlags(buf: Buffer, pos: number, header: number): number {
+  const key = header & 0x87f0;
+  let bytes = flagsBytes[key];
+  if (bytes === undefined) flagsBytes[key] = bytes = Buffer.from(flagsToString(key));
+  return putBytes(buf, pos, bytes);
+}
+
+/**
+ * Writes one log line (no `[INFO] ` prefix, no newline) at `pos`, which must have
+ * {@link CompiledFormat.maxBytes} free; returns the end.
+ */
+export function writeLine(format: CompiledFormat, req: Request, reply: ReplySummary | null, durationNs: number, buf: Buffer, pos: number): number {
   for (const part of format.parts) {
     switch (part.kind) {
       case Part.Literal:
-        line += part.text;
+        pos = putBytes(buf, pos, part.bytes);
         break;
       case Part.Type:
-        line += req.type;
+        pos = putText(buf, pos, req.type);
         break;
       case Part.Name:
-        line += req.qname;
+        pos = putText(buf, pos, req.qname);
         break;
       case Part.Class:
-        line += req.class;
+        pos = putText(buf, pos, req.class);
         break;
       case Part.Proto:
-        line += req.transport;
+        pos = putText(buf, pos, req.transport);
         break;
-      case Part.Remote:
-        line += bracketed(req.remoteAddress);
+      case Part.Remote: {
+        const address = req.remoteAddress;
+        if (address.includes(':')) {
+          buf[pos++] = 0x5b; // [
+          pos = putText(buf, pos, address);
+          buf[pos++] = 0x5d; // ]
+        } else pos = putText(buf, pos, address);
         break;
+      }
       case Part.Local:
-        line += localAddress(req.server);
+        pos = putText(buf, pos, localAddress(req.server));
         break;
       case Part.Port:
-        line += req.remotePort;
+        pos = putUint(buf, pos, req.remotePort);
         break;
       case Part.Size:
-        line += req.raw.length;
+        pos = putUint(buf, pos, req.raw.length);
         break;
       case Part.Id:
-        line += req.id;
+        pos = putUint(buf, pos, req.id);
         break;
       case Part.Opcode:
-        line += (req.flags >> 11) & 0xf;
+        pos = putUint(buf, pos, (req.flags >> 11) & 0xf);
         break;
       case Part.Do:
-        line += req.dnssecOk ? 'true' : 'false';
+        pos = putText(buf, pos, req.dnssecOk ? 'true' : 'false');
         break;
       case Part.Bufsize:
-        line += req.maxResponseSize;
+        pos = putUint(buf, pos, req.maxResponseSize);
         break;
       case Part.Rcode:
-        line += reply === null ? EMPTY_VALUE : (rcodeNames[reply.rcode] ?? String(reply.rcode));
+        if (reply === null) buf[pos++] = DASH;
+        else {
+          const name = rcodeBytes[reply.rcode];
+          pos = name === undefined ? putUint(buf, pos, reply.rcode) : putBytes(buf, pos, name);
+        }
         break;
       case Part.Rsize:
-        line += reply === null ? 0 : reply.size;
+        pos = putUint(buf, pos, reply === null ? 0 : reply.size);
         break;
       case Part.Rflags:
-        line += reply === null ? EMPTY_VALUE : flagsToString(reply.header);
+        if (reply === null) buf[pos++] = DASH;
+        else pos = putFlags(buf, pos, reply.header);
         break;
       case Part.Duration:
-        line += formatSeconds(durationNs);
+        pos = putSeconds(buf, pos, durationNs);
         break;
       case Part.Metadata:
         // No metadata plugin in Foghorn yet: CoreDNS prints the empty value for unset labels.
-        line += EMPTY_VALUE;
+        buf[pos++] = DASH;
         break;
     }
   }
-  return line;
+  return pos;
+}
+
+/** {@link EMPTY_VALUE} as a byte. */
+const DASH = 0x2d;
+
+let scratch = Buffer.allocUnsafe(4096);
+
+/** Formats one log line (without the `[INFO] ` prefix) as text: {@link writeLine}, decoded. */
+export function formatLine(format: CompiledFormat, req: Request, reply: ReplySummary | null, durationNs: number): string {
+  if (scratch.length < format.maxBytes) scratch = Buffer.allocUnsafe(format.maxBytes);
+  return scratch.toString('utf8', 0, writeLine(format, req, reply, durationNs, scratch, 0));
 }

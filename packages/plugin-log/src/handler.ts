@@ -1,15 +1,20 @@
 /**
  * The log handler: finds the first rule whose name covers the query, records the reply on its
  * way out, and writes one `[INFO] ` line when the reply's class is selected. Per query it costs a
- * rule scan, one small recorder object and one string concatenation pass (see README figures).
+ * rule scan, one small recorder object and one pass writing the line's bytes into the output
+ * buffer (see README figures).
  */
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import { clientWrote, Flags, isSubdomain, nextOrFailure, OPT_LENGTH, PluginError, Recorder, REPLY_COPIED_FLAGS, replyTo, responseClass, typify } from '@foghorn/core';
-import type { Handler, HandlerResult, LogSink, Request, ResponseWriter } from '@foghorn/core';
+import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { ClassBit } from './classify.js';
-import { formatLine } from './format.js';
+import { putBytes, writeLine } from './format.js';
 import type { CompiledFormat, ReplySummary } from './format.js';
+import type { LineOutput } from './sink.js';
+
+/** What every query line starts with. */
+const INFO = Buffer.from('[INFO] ');
 
 /** A rule ready for the hot path. */
 export interface CompiledRule {
@@ -47,7 +52,7 @@ export class Log implements Handler {
   constructor(
     private readonly rules: readonly CompiledRule[],
     private readonly next: Handler | null,
-    private readonly sink: LogSink,
+    private readonly out: LineOutput,
   ) {}
 
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
@@ -110,7 +115,12 @@ export class Log implements Handler {
       const cls = responseClass(typify(msg, Math.floor(Date.now() / 1000)));
       if ((rule.classes & ClassBit[cls]) === 0) return;
     }
-    const duration = rule.format.usesDuration ? Math.round((performance.now() - start) * 1e6) : 0;
-    this.sink(`[INFO] ${formatLine(rule.format, req, reply, duration)}`);
+    const format = rule.format;
+    const duration = format.usesDuration ? Math.round((performance.now() - start) * 1e6) : 0;
+    const out = this.out;
+    const buf = out.reserve(INFO.length + format.maxBytes + 1);
+    const end = writeLine(format, req, reply, duration, buf, putBytes(buf, out.used, INFO));
+    buf[end] = 0x0a;
+    out.commit(end + 1);
   }
 }

@@ -16,7 +16,8 @@ import type { LogClass } from './classify.js';
 import { compileFormat, DEFAULT_LOG_FORMAT, expandMacros } from './format.js';
 import { Log } from './handler.js';
 import type { CompiledRule } from './handler.js';
-import { stdoutLines } from './sink.js';
+import { SinkLines, stdoutLines } from './sink.js';
+import type { LineOutput } from './sink.js';
 
 /** One rule: queries for `name` and below are logged with `format` when their class is selected. */
 export interface LogRule {
@@ -95,27 +96,25 @@ export function compileRules(rules: readonly LogRule[]): CompiledRule[] {
 /** Options of {@link createLogPlugin}. */
 export interface LogPluginOptions {
   /**
-   * Where finished lines (`[INFO] ...`, no newline) go. Default: stdout, batched per event-loop
-   * turn and flushed on shutdown.
+   * Where finished lines (`[INFO] ...`, no newline) go, each as its query is answered. Default:
+   * stdout, written in batches every 5 ms (or 64 KiB) and flushed on shutdown.
    */
   readonly sink?: LogSink;
 }
 
-/** Builds the setup function for a sink; the default export uses batched stdout. */
 /** `log` writing to stdout. */
 export const setup = (c: Controller): void => setupWith()(c);
 
 export function setupWith(options: LogPluginOptions = {}): (c: Controller) => void {
   return function setup(c: Controller): void {
     const rules = compileRules(parseLog(c));
-    let sink = options.sink;
-    if (sink === undefined) {
+    let out: LineOutput;
+    if (options.sink === undefined) {
       const batcher = stdoutLines();
-      sink = batcher.sink;
-      // Lines still waiting for the next turn must not be lost when the server stops.
+      out = batcher;
+      // Lines still waiting for the next batch must not be lost when the server stops.
       c.onShutdown(() => batcher.flush());
-    }
-    const out = sink;
+    } else out = new SinkLines(options.sink);
     c.addHandler((next) => new Log(rules, next, out));
   };
 }

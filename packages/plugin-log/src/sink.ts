@@ -1,52 +1,91 @@
 /**
- * Where query lines go. Writing one line per query with `process.stdout.write` costs a syscall
- * per query (stdout to a file or pipe is synchronous on Linux) and wakes the reader, so the default
- * sink collects lines and writes them in one chunk every {@link DEFAULT_BATCH_MS}, or as soon as
- * 64 KiB are waiting. A chunk per event-loop turn was not enough: under load a turn carries a
- * few queries, and the pipe writes were 40 % of the busy time of the Corefile.example chain.
+ * Where query lines go. A line is written as bytes straight into a buffer ({@link LineOutput});
+ * format.ts says why.
+ *
+ * Writing one line per query with `process.stdout.write` costs a syscall per query (stdout to a
+ * file or pipe is synchronous on Linux) and wakes the reader, so stdout's output collects lines
+ * and writes them in one chunk every {@link DEFAULT_BATCH_MS}, or as soon as 64 KiB are waiting.
+ * A chunk per event-loop turn was not enough: under load a turn carries a few queries, and the
+ * pipe writes were 40 % of the busy time of the Corefile.example chain.
  */
 import type { LogSink } from '@foghorn/core';
 
-/** Flush early once this many characters are waiting (about 64 KiB of ASCII). */
-export const DEFAULT_BATCH_CHARS = 64 * 1024;
+/** Flush early once this many bytes are waiting. */
+export const DEFAULT_BATCH_BYTES = 64 * 1024;
 /** Write what collected at most this long after its first line: later than no reader notices. */
 export const DEFAULT_BATCH_MS = 5;
 /**
  * While the output asks us to wait (`write` returned false), lines keep collecting up to this
- * many characters; past that they are written anyway and the stream buffers them, because
- * CoreDNS never drops a query line.
+ * many bytes; past that they are written anyway and the stream buffers them, because CoreDNS
+ * never drops a query line.
  */
-export const MAX_PENDING_CHARS = 16 * 1024 * 1024;
+export const MAX_PENDING_BYTES = 16 * 1024 * 1024;
 
-/** The output a {@link LineBatcher} writes chunks to; returning false means "wait for drain". */
-export type ChunkWriter = (chunk: string) => boolean | void;
+/**
+ * A buffer lines are written into: the writer asks {@link LineOutput.reserve} for the most bytes
+ * the line can take, writes it from {@link LineOutput.used} on, newline included, and hands the
+ * end to {@link LineOutput.commit}.
+ */
+export interface LineOutput {
+  /** Where the next line starts in the buffer {@link LineOutput.reserve} returns. */
+  readonly used: number;
+  /** A buffer with at least `bytes` free from {@link LineOutput.used} on. */
+  reserve(bytes: number): Buffer;
+  /** The line written since {@link LineOutput.reserve} ends (after its newline) at `end`. */
+  commit(end: number): void;
+}
+
+/** The output a {@link LineBatcher} writes chunks to. */
+export interface ChunkWriter {
+  /** Writes a chunk; false means "wait for {@link LineBatcher.drained}". */
+  write(chunk: Buffer): boolean;
+  /**
+   * True while the output still holds chunks it has not sent (a queued stream write): their
+   * memory must not be written over, so the next batch gets a new buffer.
+   */
+  holds(): boolean;
+}
 
 /**
  * Collects lines and writes them in batches: `delayMs` after the first waiting line (on the next
- * `setImmediate` for 0), or at once when `maxChars` are waiting. Call {@link LineBatcher.flush}
+ * `setImmediate` for 0), or at once when `maxBytes` are waiting. Call {@link LineBatcher.flush}
  * on shutdown.
  */
-export class LineBatcher {
-  private pending = '';
+export class LineBatcher implements LineOutput {
+  private buf: Buffer;
+  used = 0;
   private scheduled = false;
   private waitingForDrain = false;
-  /** The bound write, for use as a {@link LogSink}. */
-  readonly sink: LogSink = (line) => this.write(line);
 
   constructor(
     private readonly out: ChunkWriter,
-    private readonly maxChars: number = DEFAULT_BATCH_CHARS,
+    private readonly maxBytes: number = DEFAULT_BATCH_BYTES,
     private readonly delayMs: number = 0,
-  ) {}
+  ) {
+    // A full batch and the longest line of the default format (a name of 1,020 characters).
+    this.buf = Buffer.allocUnsafeSlow(maxBytes + 2048);
+  }
 
-  /** Queues one line (no trailing newline). */
-  write(line: string): void {
-    this.pending += line + '\n';
+  reserve(bytes: number): Buffer {
+    if (this.buf.length - this.used >= bytes) return this.buf;
+    // A long line near the end of the batch: send the batch first, unless the output asked to
+    // wait, in which case the batch grows (up to MAX_PENDING_BYTES, see commit).
+    if (!this.waitingForDrain) this.flush();
+    if (this.buf.length - this.used < bytes) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.buf.length, this.used + bytes));
+      this.buf.copy(grown, 0, 0, this.used);
+      this.buf = grown;
+    }
+    return this.buf;
+  }
+
+  commit(end: number): void {
+    this.used = end;
     if (this.waitingForDrain) {
-      if (this.pending.length >= MAX_PENDING_CHARS) this.flush();
+      if (end >= MAX_PENDING_BYTES) this.flush();
       return;
     }
-    if (this.pending.length >= this.maxChars) this.flush();
+    if (end >= this.maxBytes) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       if (this.delayMs === 0) setImmediate(this.onTime);
@@ -55,12 +94,22 @@ export class LineBatcher {
     }
   }
 
+  /** Queues one line given as text (no trailing newline). */
+  write(line: string): void {
+    const buf = this.reserve(3 * line.length + 1);
+    const end = this.used + buf.write(line, this.used, 'utf8');
+    buf[end] = 0x0a;
+    this.commit(end + 1);
+  }
+
   /** Writes whatever is waiting, now. */
   flush(): void {
-    if (this.pending === '') return;
-    const chunk = this.pending;
-    this.pending = '';
-    this.waitingForDrain = this.out(chunk) === false;
+    if (this.used === 0) return;
+    const chunk = this.buf.subarray(0, this.used);
+    this.used = 0;
+    this.waitingForDrain = !this.out.write(chunk);
+    // Usually the write went out at once and the buffer is used again; a queued write keeps it.
+    if (this.out.holds()) this.buf = Buffer.allocUnsafeSlow(this.buf.length);
   }
 
   /** Tells the batcher the output drained: waiting lines go out. */
@@ -75,13 +124,32 @@ export class LineBatcher {
   };
 }
 
+/** Hands each line to a {@link LogSink} as a string (tests, embedding programs). */
+export class SinkLines implements LineOutput {
+  private buf = Buffer.allocUnsafe(4096);
+  readonly used = 0;
+
+  constructor(private readonly sink: LogSink) {}
+
+  reserve(bytes: number): Buffer {
+    if (this.buf.length < bytes) this.buf = Buffer.allocUnsafe(bytes);
+    return this.buf;
+  }
+
+  commit(end: number): void {
+    // Without the newline: a sink takes finished lines.
+    this.sink(this.buf.toString('utf8', 0, end - 1));
+  }
+}
+
 let stdoutBatcher: LineBatcher | undefined;
 
 /** The process-wide batcher in front of stdout, created on first use. */
 export function stdoutLines(): LineBatcher {
   if (stdoutBatcher === undefined) {
-    const batcher = new LineBatcher((chunk) => process.stdout.write(chunk), DEFAULT_BATCH_CHARS, DEFAULT_BATCH_MS);
-    process.stdout.on('drain', () => batcher.drained());
+    const stdout = process.stdout;
+    const batcher = new LineBatcher({ write: (chunk) => stdout.write(chunk), holds: () => stdout.writableLength > 0 }, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_MS);
+    stdout.on('drain', () => batcher.drained());
     // Lines of queries answered during the last moments (a graceful stop, SIGINT, SIGQUIT) are
     // written before the process ends: stdout to a file or pipe is synchronous on Linux.
     process.on('exit', () => batcher.flush());

@@ -64,11 +64,14 @@ test('unknown rcodes print as their number', () => {
   assert.equal(formatLine(compileFormat('{rcode}'), req, { rcode: 12, header: 0x800c, size: 12 }, 0), '12');
 });
 
+/** A batcher over an output that records chunks as text and answers `accept()`. */
+function batcherFor(chunks: string[], maxBytes?: number, accept: () => boolean = () => true): LineBatcher {
+  return new LineBatcher({ write: (chunk) => (chunks.push(chunk.toString()), accept()), holds: () => false }, maxBytes);
+}
+
 test('the batcher writes nothing until the next turn, then every waiting line in one chunk', async () => {
   const chunks: string[] = [];
-  const batcher = new LineBatcher((chunk) => {
-    chunks.push(chunk);
-  });
+  const batcher = batcherFor(chunks);
   batcher.write('[INFO] one');
   batcher.write('[INFO] two');
   assert.deepEqual(chunks, []);
@@ -78,9 +81,7 @@ test('the batcher writes nothing until the next turn, then every waiting line in
 
 test('the batcher flushes early when its limit is reached and on demand', () => {
   const chunks: string[] = [];
-  const batcher = new LineBatcher((chunk) => {
-    chunks.push(chunk);
-  }, 10);
+  const batcher = batcherFor(chunks, 10);
   batcher.write('0123456789');
   assert.deepEqual(chunks, ['0123456789\n']);
   batcher.write('x');
@@ -91,10 +92,7 @@ test('the batcher flushes early when its limit is reached and on demand', () => 
 test('the batcher holds lines while the output asks to wait, and sends them on drain', async () => {
   const chunks: string[] = [];
   let accept = false;
-  const batcher = new LineBatcher((chunk) => {
-    chunks.push(chunk);
-    return accept;
-  });
+  const batcher = batcherFor(chunks, undefined, () => accept);
   batcher.write('a');
   batcher.flush();
   batcher.write('b');
@@ -103,4 +101,45 @@ test('the batcher holds lines while the output asks to wait, and sends them on d
   accept = true;
   batcher.drained();
   assert.deepEqual(chunks, ['a\n', 'b\n']);
+});
+
+test('a line longer than the batch buffer gets a bigger one, and lines written while waiting for drain are kept', () => {
+  const chunks: string[] = [];
+  let accept = true;
+  const batcher = batcherFor(chunks, 16, () => accept);
+  const long = 'ä'.repeat(5000);
+  batcher.write('short');
+  batcher.write(long);
+  assert.deepEqual(chunks, ['short\n', `${long}\n`]);
+  accept = false;
+  batcher.write('x');
+  for (let i = 0; i < 3000; i++) batcher.write(`line ${i}`);
+  // The first chunk past the limit was refused; everything after it waits for drain, in one chunk.
+  const refused = chunks.length;
+  accept = true;
+  batcher.drained();
+  assert.equal(chunks.length, refused + 1);
+  assert.deepEqual(chunks.slice(2).join('').split('\n'), ['x', ...Array.from({ length: 3000 }, (_, i) => `line ${i}`), '']);
+});
+
+test('a batch the output still holds is not written over', () => {
+  const held: Buffer[] = [];
+  const batcher = new LineBatcher({ write: (chunk) => (held.push(chunk), true), holds: () => true });
+  batcher.write('first');
+  batcher.flush();
+  batcher.write('second');
+  batcher.flush();
+  assert.deepEqual(held.map(String), ['first\n', 'second\n']);
+});
+
+test('lines are written as bytes: UTF-8 literals intact, and every width of number and duration as text would give', () => {
+  const req = request(makeQuery('example.org.', 'A', { id: 0 }), 'udp', '10.0.0.1', 9);
+  const reply = { rcode: 0, header: 0x8180, size: 100_000 };
+  assert.equal(formatLine(compileFormat('ñ {>id} {port} {rsize} ✓ {name} 😀'), req, reply, 0), 'ñ 0 9 100000 ✓ example.org. 😀');
+  for (const ns of [1, 9, 10, 100, 120_000, 999_999_999, 500_000_000, 1_000_000_000, 3_600_000_000_123]) {
+    assert.equal(formatLine(compileFormat('{duration}'), req, reply, ns), formatSeconds(ns));
+  }
+  for (const size of [0, 1, 9, 10, 99, 100, 65535, 4_294_967_295, 4_294_967_296, 2 ** 53]) {
+    assert.equal(formatLine(compileFormat('{rsize}'), req, { ...reply, size }, 0), String(size));
+  }
 });
