@@ -17,7 +17,8 @@
  * in the machine's load touches them all alike; each figure is the median over the rounds. A
  * steady-rate run (BENCH_TAIL_QPS, default 10,000 QPS) then gives the tail: p99 and p99.9, and
  * for Foghorn the event loop's delay and GC pauses seen from inside (bench/peers/loop-stats.ts,
- * preloaded; the product has no such code).
+ * preloaded; the product has no such code), and for every server the CPU time the hypervisor
+ * took from the server's cores meanwhile ("steal", /proc/stat), which no server can help.
  *
  * Scenarios are the `scenario-*.js` modules `npm run bench` uses; pass names to run some:
  * `npm run bench:dnsperf -- whoami forward`. `workers` is whoami under `-workers 2`, and
@@ -44,7 +45,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dnsPacket from 'dns-packet';
 import { cli, foghornListening, here, loadScenario, scenarioNames, stopChild, waitForPort } from './harness.js';
-import { treeCpuSeconds } from './proc.js';
+import { stealMs, treeCpuSeconds } from './proc.js';
 import type { ScenarioSetup } from './scenario.js';
 
 const env = process.env;
@@ -97,6 +98,14 @@ const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 };
+
+/** The CPU numbers of a taskset list such as `0`, `0,1` or `0-3`. */
+function cpuList(spec: string): number[] {
+  return spec.split(',').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number);
+    return Array.from({ length: to! - from! + 1 }, (_, i) => from! + i);
+  });
+}
 
 /** Starts `command` pinned to the server cores (or `cpus`). */
 function pinned(command: string, args: readonly string[], extraEnv: Record<string, string> = {}, cwd?: string, cpus = serverCpus): ChildProcess {
@@ -326,6 +335,8 @@ interface Row {
   server: string;
   result: RunResult;
   tail?: RunResult;
+  /** CPU time the hypervisor took from the server's cores during the tail run, ms. */
+  tailStealMs?: number;
   loop?: LoopStats;
   /** Foghorn's QPS over the peer's, and the peer's CPU per query over Foghorn's. */
   ratio?: { qps: number; cpu: number };
@@ -335,14 +346,14 @@ const fmt = (value: number, digits: number): string => (Number.isFinite(value) ?
 
 function table(rows: Row[]): string {
   const lines = [
-    '| scenario | server | QPS | p50 ms | p99 ms | CPU µs/q | Foghorn ÷ peer (QPS / CPU) | tail p99 ms | tail p99.9 ms | loop delay p99 / max ms | GC pauses (n, max ms) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | server | QPS | p50 ms | p99 ms | CPU µs/q | Foghorn ÷ peer (QPS / CPU) | tail p99 ms | tail p99.9 ms | tail steal ms | loop delay p99 / max ms | GC pauses (n, max ms) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const { scenario, server, result, tail, loop, ratio } of rows) {
+  for (const { scenario, server, result, tail, tailStealMs, loop, ratio } of rows) {
     lines.push(
       `| ${scenario} | ${server} | ${fmt(result.qps, 0)} | ${fmt(result.p50Ms, 3)} | ${fmt(result.p99Ms, 3)} | ${fmt(result.cpuUs, 1)} | ${
         ratio ? `${fmt(ratio.qps, 2)} / ${fmt(ratio.cpu, 2)}` : ''
-      } | ${tail ? fmt(tail.p99Ms, 3) : ''} | ${tail ? fmt(tail.p999Ms, 3) : ''} | ${loop ? `${fmt(loop.loopP99Ms, 2)} / ${fmt(loop.loopMaxMs, 1)}` : ''} | ${
+      } | ${tail ? fmt(tail.p99Ms, 3) : ''} | ${tail ? fmt(tail.p999Ms, 3) : ''} | ${tailStealMs === undefined ? '' : fmt(tailStealMs, 0)} | ${loop ? `${fmt(loop.loopP99Ms, 2)} / ${fmt(loop.loopMaxMs, 1)}` : ''} | ${
         loop ? `${loop.gc.count}, ${fmt(loop.gc.maxMs, 2)}` : ''
       } |`,
     );
@@ -425,7 +436,10 @@ try {
       if (tailSeconds > 0) {
         for (const [i, server] of servers.entries()) {
           server.loopStats?.start();
+          const stealCpus = cpuList(run.cpus ?? serverCpus);
+          const steal = stealMs(stealCpus);
           medians[i]!.tail = await dnsperf(server, queryFile, ['-l', String(tailSeconds), '-Q', String(tailQps)], dir);
+          medians[i]!.tailStealMs = stealMs(stealCpus) - steal;
           const loop = await server.loopStats?.read();
           if (loop) medians[i]!.loop = loop;
         }
