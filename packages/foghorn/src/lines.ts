@@ -10,6 +10,8 @@ import type { Readable, Writable } from 'node:stream';
 
 /** A tail longer than this is written out as a line of its own rather than kept growing. */
 const MAX_TAIL = 1 << 20;
+/** Distinct lines a collapsing window remembers; past that, further new lines pass as they are. */
+const MAX_REMEMBERED = 10_000;
 
 /**
  * One output shared by several joiners: while it is full (write returned false) every source
@@ -18,10 +20,28 @@ const MAX_TAIL = 1 << 20;
  */
 export class SharedOutput {
   private readonly paused = new Set<Readable>();
+  private window: Collapse | undefined;
 
   constructor(readonly out: Writable) {}
 
+  /**
+   * Until the returned function is called, a line several sources write alike is written once
+   * (as many times as the source that wrote it most often): N workers starting from one Corefile
+   * print the same plugin lines, which a single process prints once.
+   */
+  collapse(): () => void {
+    const window = new Collapse();
+    this.window = window;
+    return () => {
+      if (this.window === window) this.window = undefined;
+    };
+  }
+
   write(data: Buffer, source: Readable): void {
+    if (this.window !== undefined) {
+      data = this.window.filter(data, source);
+      if (data.length === 0) return;
+    }
     if (this.out.write(data) || this.paused.has(source)) return;
     source.pause();
     if (this.paused.size === 0) this.out.once('drain', () => this.resumeAll());
@@ -31,6 +51,36 @@ export class SharedOutput {
   private resumeAll(): void {
     for (const source of this.paused) source.resume();
     this.paused.clear();
+  }
+}
+
+/** The lines of a {@link SharedOutput.collapse} window: how often each was written, in all and per source. */
+class Collapse {
+  private readonly written = new Map<string, number>();
+  private readonly bySource = new Map<Readable, Map<string, number>>();
+
+  /** The whole lines of `data` to write: those `source` writes more often than anyone did. */
+  filter(data: Buffer, source: Readable): Buffer {
+    let counts = this.bySource.get(source);
+    if (counts === undefined) this.bySource.set(source, (counts = new Map()));
+    const kept: Buffer[] = [];
+    for (let start = 0; start < data.length; ) {
+      const end = data.indexOf(10, start) + 1 || data.length;
+      const line = data.subarray(start, end);
+      const text = line.toString('latin1');
+      const count = (counts.get(text) ?? 0) + 1;
+      const written = this.written.get(text);
+      if (written === undefined && this.written.size >= MAX_REMEMBERED) kept.push(line);
+      else {
+        counts.set(text, count);
+        if (count > (written ?? 0)) {
+          this.written.set(text, count);
+          kept.push(line);
+        }
+      }
+      start = end;
+    }
+    return kept.length === 1 ? kept[0]! : Buffer.concat(kept);
   }
 }
 

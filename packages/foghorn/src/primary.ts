@@ -26,6 +26,8 @@ export const RESTART_BASE_MS = 100;
 export const RESTART_MAX_MS = 10_000;
 /** A worker that served this long before dying is restarted at the base delay again. */
 export const RESTART_RESET_MS = 30_000;
+/** How long after every worker is up their identical lines are still written once (see start). */
+const COLLAPSE_GRACE_MS = 2_000;
 
 /** What the CLI hands the primary. */
 export interface PrimaryOptions {
@@ -81,6 +83,8 @@ export class Primary {
   private whenAllUp: (() => void) | undefined;
   /** Worker 1's listeners, for the zone lines. */
   private upAddresses: ListenerInfo[] = [];
+  /** Ends the window in which the workers' identical start-up lines are written once (see start). */
+  private endCollapse: () => void = () => undefined;
 
   constructor(
     private readonly options: PrimaryOptions,
@@ -110,10 +114,17 @@ export class Primary {
     // explicit). A listening socket shared by the workers leaves the choice to the kernel, which
     // is lopsided and measured slower (docs/architecture.md, "Workers"). UDP is always shared.
     if (process.env['NODE_CLUSTER_SCHED_POLICY'] === undefined) cluster.schedulingPolicy = cluster.SCHED_RR;
+    // The workers' start-up lines (plugins' notices and warnings) once, as one process prints
+    // them. The window outlasts the last 'up' a little: a worker's lines come through its pipe,
+    // the 'up' through the IPC channel, and either may be read first.
+    // A reload ends it at once: each worker's reload lines are news.
+    const collapsed = [this.stdout.collapse(), this.stderr.collapse()];
+    this.endCollapse = () => collapsed.forEach((end) => end());
     await new Promise<void>((resolve) => {
       this.whenAllUp = resolve;
       for (const slot of this.slots) this.fork(slot);
     });
+    setTimeout(this.endCollapse, COLLAPSE_GRACE_MS).unref();
     this.phase = 'serving';
     // Before the banner: whoever waits for it may signal at once.
     this.installSignals();
@@ -278,6 +289,7 @@ export class Primary {
    * error is the one the worker logged. Requests during a round join it.
    */
   reloadAll(): Promise<Error | undefined> {
+    this.endCollapse();
     this.rolling ??= this.roll().finally(() => (this.rolling = undefined));
     return this.rolling;
   }

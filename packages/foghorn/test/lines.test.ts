@@ -62,3 +62,31 @@ test('a full output pauses every writer until it drains', () => {
   assert.equal(b.isPaused(), false);
   assert.deepEqual(writes, ['one\n', 'two\n']);
 });
+
+test('while collapsing, a line several writers write alike comes out once (as often as one writer wrote it); then all pass again', () => {
+  const { out, writes } = recorder();
+  const output = new SharedOutput(out);
+  const a = new PassThrough();
+  const b = new PassThrough();
+  new LineJoiner(a, output);
+  new LineJoiner(b, output);
+  const end = output.collapse();
+  a.write('[WARNING] plugin/x: same\n[INFO] only a\n');
+  b.write('[WARNING] plugin/x: same\n[INFO] only b\n');
+  a.write('[INFO] twice\n[INFO] twice\n');
+  b.write('[INFO] twice\n[INFO] twice\n[INFO] twice\n');
+  end();
+  a.write('[WARNING] plugin/x: same\n');
+  b.write('[WARNING] plugin/x: same\n');
+  assert.deepEqual(writes.join('').split('\n'), [
+    '[WARNING] plugin/x: same',
+    '[INFO] only a',
+    '[INFO] only b',
+    '[INFO] twice',
+    '[INFO] twice',
+    '[INFO] twice',
+    '[WARNING] plugin/x: same',
+    '[WARNING] plugin/x: same',
+    '',
+  ]);
+});
