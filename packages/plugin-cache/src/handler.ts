@@ -155,7 +155,7 @@ export class Cache implements Handler {
     } else if (this.shouldPrefetch(entry, now)) {
       this.refresh(req, entry, key, cells, Mode.Prefetch, now);
     }
-    w.writeWire(entry.reply(req, this.options.keepTtl ? entry.origTtl : replyTtl));
+    w.writeWire(entry.reply(req, this.options.keepTtl ? entry.origTtl : replyTtl), entry.recordedSize);
     return 0;
   }
 
@@ -276,7 +276,7 @@ export class Cache implements Handler {
     }
     if (writer.refreshed) return rcode ?? 0;
     cells.servedStale.value++;
-    w.writeWire(entry.reply(req, this.options.keepTtl ? entry.origTtl : this.options.staleResponseTtlSeconds));
+    w.writeWire(entry.reply(req, this.options.keepTtl ? entry.origTtl : this.options.staleResponseTtlSeconds), entry.recordedSize);
     return 0;
   }
 
@@ -353,13 +353,13 @@ class CachingWriter implements ResponseWriter {
     return (this.mode === Mode.Client && this.inner?.drained?.()) || Promise.resolve();
   }
 
-  writeWire(wire: Buffer): number {
+  writeWire(wire: Buffer, size?: number): number {
     let msg: Packet;
     try {
       msg = dnsPacket.decode(wire);
     } catch {
-      // Not a message we can read, so not one we cache; the client still gets it.
-      return this.mode === Mode.Client && this.inner !== null ? this.inner.writeWire(wire) : 0;
+      // Not a message we can read, so not one we cache; the client still gets it, counted as written.
+      return this.mode === Mode.Client && this.inner !== null ? this.inner.writeWire(wire, size) : 0;
     }
     return this.handle(msg);
   }

@@ -67,6 +67,16 @@ export class Entry {
     return this.origTtl - Math.trunc((nowMs - this.storedMs) / 1000);
   }
 
+  /**
+   * What a recorder (log's `{rsize}`, the response size histogram) counts for a hit: the reply
+   * without the OPT {@link reply} adds for an EDNS client. CoreDNS's hit is a message `toMsg`
+   * builds from an item that keeps no OPT (item.go), and its scrub adds the OPT after the
+   * recorders have counted.
+   */
+  get recordedSize(): number {
+    return this.wire.length;
+  }
+
   /** True when the entry is for this question (name case-insensitive, type and class). */
   matches(req: Request): boolean {
     return this.qtype === req.qtype && this.qclass === req.qclass && this.qname === req.qname;

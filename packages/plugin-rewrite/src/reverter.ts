@@ -4,7 +4,9 @@
  *
  * Replies written as objects are copied before they change (the writer may keep its object, as a
  * cache would); replies written as wire bytes (cache hits, forward, lighthouse) are decoded, since
- * a new question changes the offsets every compression pointer depends on.
+ * a new question changes the offsets every compression pointer depends on. Either way the reply
+ * goes on as an object, which the recorders above measure as CoreDNS's measure the message its
+ * `ResponseReverter` writes.
  */
 import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer, Packet } from 'dns-packet';
@@ -43,7 +45,7 @@ export class Reverter implements ResponseWriter {
     return 0;
   }
 
-  writeWire(wire: Buffer): number {
+  writeWire(wire: Buffer, size = wire.length): number {
     let msg: Packet;
     try {
       msg = dnsPacket.decode(wire);
@@ -54,6 +56,11 @@ export class Reverter implements ResponseWriter {
       return this.inner.write(replyTo(this.original, Rcode.SERVFAIL));
     }
     this.written = true;
+    // Octets left out of `size` are the OPT the plugin below wrote for the scrub (core's
+    // `ResponseWriter.writeWire`). In CoreDNS the scrub adds it after this writer and after the
+    // recorders above it (log, prometheus), which count the message without it; so it goes here,
+    // and the listener's scrub adds it back for the client.
+    if (size < wire.length && msg.additionals !== undefined) msg.additionals = msg.additionals.filter((rr) => rr.type !== 'OPT');
     const reply = this.revert(msg);
     const cnames = this.rules.filter((r) => r.newTarget !== undefined);
     if (cnames.length === 0) return this.inner.write(reply);

@@ -242,7 +242,7 @@ export { startUpstream, upstreamFor, reply, answering, silent } from './upstream
 export type { Behaviour, Decoded, FakeUpstream, SeenQuery } from './upstream.js';
 export { FakeBackend, answerWith } from './backend.js';
 export type { Answerer } from './backend.js';
-export { delay, eventually, metric, whenClosed } from './wait.js';
+export { delay, eventually, histogramSum, metric, whenClosed } from './wait.js';
 export { hasTool, repositoryRoot, requireFixture, sharedPath } from './fixtures.js';
 export { tempFile } from './files.js';
 export { dohRequest, kdig, makeTestPki } from './tls.js';

@@ -42,14 +42,27 @@ export function delay(ms: number): Promise<void> {
  * @example assert.equal(await metric(server, 'coredns_cache_hits_total', { type: 'success' }), 1);
  */
 export async function metric(server: TestServer, name: string, labels: Record<string, string> = {}): Promise<number> {
+  // A histogram counts its observations in the `_count` sample.
+  return sumSamples(server, name, labels, (sampleName) => sampleName === undefined || sampleName === name || sampleName === `${name}_count`);
+}
+
+/**
+ * The sum of the values a histogram observed (its `_sum` samples) in the series whose labels
+ * include `labels`, from the server's registry (0 when the metric is not registered).
+ *
+ * @example assert.equal(await histogramSum(server, 'coredns_dns_response_size_bytes', { zone: 'example.org.' }), 2 * 56);
+ */
+export async function histogramSum(server: TestServer, name: string, labels: Record<string, string> = {}): Promise<number> {
+  return sumSamples(server, name, labels, (sampleName) => sampleName === `${name}_sum`);
+}
+
+async function sumSamples(server: TestServer, name: string, labels: Record<string, string>, counts: (sampleName: string | undefined) => boolean): Promise<number> {
   const collector = server.server.registry.getSingleMetric(name);
   if (collector === undefined) return 0;
   const { values } = await collector.get();
   let total = 0;
   for (const sample of values) {
-    // A histogram counts its observations in the `_count` sample.
-    const sampleName = (sample as { metricName?: string }).metricName;
-    if (sampleName !== undefined && sampleName !== name && sampleName !== `${name}_count`) continue;
+    if (!counts((sample as { metricName?: string }).metricName)) continue;
     const sampleLabels = sample.labels as Record<string, string | number>;
     if (Object.entries(labels).every(([k, v]) => String(sampleLabels[k]) === v)) total += sample.value;
   }
