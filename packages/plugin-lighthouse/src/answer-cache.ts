@@ -4,7 +4,8 @@
  * type's cache.
  */
 import { TYPE_A, TYPE_AAAA, TYPE_SRV } from '@foghorn/core';
-import type { Entry } from './answer.js';
+import type { Answer, Entry, Stage } from './answer.js';
+import type { BalancerState } from './swrr.js';
 import type { Service } from './store.js';
 
 /**
@@ -25,10 +26,43 @@ export interface ServiceView {
   valid: boolean;
 }
 
-export interface Cached {
-  readonly entry: Entry;
-  readonly view: ServiceView;
+/**
+ * A cached entry as the hit path reads it: everything a hit needs sits in this one object, since
+ * with thousands of names cycling each hit starts cache-cold and every further object is another
+ * dependent memory load. `epoch` says the view was valid when the table's epoch was this value
+ * (see AnswerTable.lookup), so a hit need not read the view at all until some service changes. A
+ * balanced entry's first stage is copied in (the balancer state stays shared: it belongs to the
+ * service and family, not to this name).
+ */
+export class Cached implements Stage {
+  /** The entry when it is a complete answer; null when the balancer answers. */
+  readonly answer: Answer | null;
+  readonly state: BalancerState;
+  readonly answers: readonly (Answer | null)[];
+  readonly next: Entry;
+
+  constructor(
+    entry: Entry,
+    readonly view: ServiceView,
+    /** The table's epoch when `view` was last seen valid. */
+    public epoch: number,
+  ) {
+    if (entry.kind === 'answer') {
+      this.answer = entry;
+      this.state = noState;
+      this.answers = noAnswers;
+      this.next = entry;
+    } else {
+      this.answer = null;
+      this.state = entry.state;
+      this.answers = entry.answers;
+      this.next = entry.next;
+    }
+  }
 }
+
+const noState: BalancerState = [];
+const noAnswers: readonly (Answer | null)[] = [];
 
 /** The record set a name is enumerated into (see names.ts). */
 export type MapName = 'a' | 'aaaa' | 'srv';

@@ -6,7 +6,8 @@ import { Rcode, rfc8482Hinfo } from '@foghorn/core';
 import { Outcome } from './counters.js';
 import type { Served } from './counters.js';
 import { exact } from './store.js';
-import type { SmoothWeightedRoundRobin } from './swrr.js';
+import { selectPresent } from './swrr.js';
+import type { BalancerState } from './swrr.js';
 import { encodeName, encodeSoaTail, questionOwned, RecordWriter } from './wire.js';
 
 /** The supported IP families (the `ip_families` option). */
@@ -55,25 +56,28 @@ export interface Answer {
   readonly zoneOffsets: readonly number[] | null;
   /** The zone whose SOA goes into the authority section (RFC 2308), or null for none. */
   readonly soaZone: ZoneInfo | null;
-  /** Records served, per cluster, for `coredns_lighthouse_records_served_total`. */
-  readonly served: Served;
+  /** Records served, per cluster, for `coredns_lighthouse_records_served_total`; null for none. */
+  readonly served: Served | null;
 }
 
 /**
- * A name answered by the balancer: the first stage that yields a cluster wins (as Lighthouse's
- * coredns/resolver does: a healthy local cluster first, then coredns/loadbalancer's round robin).
+ * One family's balancer state and the answer each of its clusters would give (null = not acceptable);
+ * when none is acceptable, `next` answers: the next family's stage, a healthy local cluster's
+ * answer, or NODATA. The first stage that yields a cluster wins, as Lighthouse's coredns/resolver
+ * does: a healthy local cluster first, then coredns/loadbalancer's round robin. A chain rather
+ * than a list of stages, so the usual single stage is read from one object (the answer cache
+ * copies the first stage into its record, see answer-cache.ts).
  */
-export interface Balanced {
-  readonly kind: 'balanced';
-  readonly stages: readonly (Answer | BalancedStage)[];
-  readonly none: Answer;
+export interface Stage {
+  /** The state of the family's balancer (store.ts, `FamilyData.balancer`), shared by every name it answers. */
+  readonly state: BalancerState;
+  readonly answers: readonly (Answer | null)[];
+  readonly next: Entry;
 }
 
-/** One family's balancer and the body each of its clusters would give; null = not acceptable. */
-export interface BalancedStage {
-  readonly kind: 'stage';
-  readonly balancer: SmoothWeightedRoundRobin<string>;
-  readonly answers: readonly (Answer | null)[];
+/** A name answered by the balancer. */
+export interface Balanced extends Stage {
+  readonly kind: 'balanced';
 }
 
 export type Entry = Answer | Balanced;
@@ -89,7 +93,7 @@ export function negativeAnswer(rcode: number, zone: ZoneInfo | null, outcome?: n
     body: empty,
     zoneOffsets: null,
     soaZone: zone,
-    served: [],
+    served: null,
   };
 }
 
@@ -108,12 +112,12 @@ export const anyAnswer: Answer = {
   body: questionOwned(rfc8482Hinfo('.')),
   zoneOffsets: null,
   soaZone: null,
-  served: [],
+  served: null,
 };
 export const notZone: Answer = negativeAnswer(Rcode.NOTZONE, null, Outcome.notzone);
 
 /** A NOERROR answer with the records `writer` holds. */
-export function positive(writer: RecordWriter, zone: ZoneInfo | null, served: Served): Answer {
+export function positive(writer: RecordWriter, zone: ZoneInfo | null, served: Served | null): Answer {
   return {
     kind: 'answer',
     rcode: Rcode.NOERROR,
@@ -126,12 +130,15 @@ export function positive(writer: RecordWriter, zone: ZoneInfo | null, served: Se
   };
 }
 
-/** The balancer walk over prebuilt bodies: the first stage with an acceptable cluster answers. */
-export function pick(entry: Balanced): Answer {
-  for (const stage of entry.stages) {
-    if (stage.kind === 'answer') return stage;
-    const index = stage.balancer.selectPresent(stage.answers);
-    if (index >= 0) return stage.answers[index]!;
+/** The balancer walk over prebuilt answers: the first stage with an acceptable cluster answers. */
+export function pick(first: Stage): Answer {
+  let stage: Stage = first;
+  for (;;) {
+    const answers = stage.answers;
+    const index = selectPresent(stage.state, answers);
+    if (index >= 0) return answers[index]!;
+    const next = stage.next;
+    if (next.kind === 'answer') return next;
+    stage = next;
   }
-  return entry.none;
 }

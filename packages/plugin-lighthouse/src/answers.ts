@@ -21,7 +21,7 @@
 import { Rcode, TYPE_A, TYPE_AAAA, TYPE_SRV } from '@foghorn/core';
 import { anyAnswer, notImplemented, pick, positive, ZoneInfo } from './answer.js';
 import type { Answer, Entry, Families } from './answer.js';
-import { AnswerCaches, cacheCapacity } from './answer-cache.js';
+import { AnswerCaches, Cached, cacheCapacity } from './answer-cache.js';
 import type { AnswerCache, MapName, ServiceView } from './answer-cache.js';
 import { ServedCells } from './counters.js';
 import type { ServedCell } from './counters.js';
@@ -65,6 +65,11 @@ export class AnswerTable implements NameContext {
   private readonly ttl: number;
   private unsubscribe: (() => void) | undefined;
   readonly served: ServedCells;
+  /**
+   * Moves whenever a view is marked stale. A cached entry stamped with the current epoch is valid
+   * without reading its view: a hit then touches one object fewer (see {@link lookup}).
+   */
+  private epoch = 0;
 
   constructor(
     private readonly store: ServiceStore,
@@ -86,7 +91,7 @@ export class AnswerTable implements NameContext {
       // KEP-1645 schema version record, `dns-version.<zone> TXT "1.0.0"`.
       const writer = new RecordWriter(this.ttl);
       writer.txt('1.0.0');
-      this.txt.set(`dns-version.${zone.suffix}`, positive(writer, zone, []));
+      this.txt.set(`dns-version.${zone.suffix}`, positive(writer, zone, null));
     }
   }
 
@@ -142,7 +147,10 @@ export class AnswerTable implements NameContext {
     const slash = key.indexOf('/');
     const id = service ? viewKey(service.name, service.namespace) : viewKey(key.slice(slash + 1), key.slice(0, slash));
     const old = this.views.get(id);
-    if (old) old.valid = false;
+    if (old) {
+      old.valid = false;
+      this.epoch++;
+    }
     if (service) this.views.set(id, { key, service, valid: true });
     else if (old?.key === key) this.views.delete(id);
     this.reverse?.refresh(key, service);
@@ -163,8 +171,19 @@ export class AnswerTable implements NameContext {
     const cache = this.caches.of(qtype);
     if (cache === undefined) return notImplemented;
     const hit = cache.map.get(qname);
-    const entry = hit !== undefined && hit.view.valid ? hit.entry : this.resolve(cache, qname, qtype, zone);
+    if (hit !== undefined && (hit.epoch === this.epoch || this.revalidate(hit))) return hit.answer ?? pick(hit);
+    const entry = this.resolve(cache, qname, qtype, zone);
     return entry.kind === 'answer' ? entry : pick(entry);
+  }
+
+  /**
+   * A hit from before the latest service change: still good when its view is. Stamped with the
+   * current epoch then, so the next hit skips the view again.
+   */
+  private revalidate(hit: Cached): boolean {
+    if (!hit.view.valid) return false;
+    hit.epoch = this.epoch;
+    return true;
   }
 
   /** PTR: the answer in a reverse zone; in a forward zone only the name's existence matters. */
@@ -198,7 +217,7 @@ export class AnswerTable implements NameContext {
     const view = this.viewOf(qname, zone);
     if (view === undefined) return this.labelsLeftOfSvc(qname, zone) === 2 ? this.noSuchService(qname, qtype, zone) : this.resolveMiss(qname, qtype, zone);
     const entry = this.find(view, zone, map, qname)?.() ?? this.resolveMiss(qname, qtype, zone);
-    cache.set(qname, { entry, view });
+    cache.set(qname, new Cached(entry, view, this.epoch));
     return entry;
   }
 

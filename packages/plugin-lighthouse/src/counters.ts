@@ -21,8 +21,16 @@ export interface ServedCell {
   value: number;
 }
 
-/** Records served by an answer: `[cell, count]` per cluster it draws from. */
-export type Served = readonly (readonly [ServedCell, number])[];
+/**
+ * Records served by an answer: a list of (cell, count) per cluster it draws from, null for none.
+ * A chain of small nodes rather than an array of pairs, walked with a plain loop per query; most
+ * answers draw from one cluster and share one interned node, which stays in cache.
+ */
+export interface Served {
+  readonly cell: ServedCell;
+  readonly count: number;
+  readonly next: Served | null;
+}
 
 /** The served-record cells of one table, and the one-cluster lists most answers share. */
 export class ServedCells {
@@ -31,19 +39,26 @@ export class ServedCells {
   /** @param cell the counter cell for records served from `cluster` (`''` = the clusterset IP). */
   constructor(readonly cell: (cluster: string) => ServedCell) {}
 
-  /** `[[cell, n]]` for one cluster, shared by every answer with that count (most answers). */
+  /** One cluster's node, shared by every answer with that count (most answers). */
   one(cluster: string, n: number): Served {
     const key = `${n} ${cluster}`;
     let served = this.singles.get(key);
-    if (!served) this.singles.set(key, (served = [[this.cell(cluster), n] as const]));
+    if (!served) this.singles.set(key, (served = { cell: this.cell(cluster), count: n, next: null }));
     return served;
   }
 
-  /** The list for per-cluster counts. */
-  of(counts: Map<string, number>): Served {
+  /** The list for per-cluster counts, in the map's order; null when empty. */
+  of(counts: Map<string, number>): Served | null {
     if (counts.size === 1) {
       for (const [cluster, n] of counts) return this.one(cluster, n);
     }
-    return [...counts].map(([cluster, n]) => [this.cell(cluster), n] as const);
+    let head: Served | null = null;
+    for (const [cluster, n] of [...counts].reverse()) head = { cell: this.cell(cluster), count: n, next: head };
+    return head;
   }
+}
+
+/** Adds an answer's records to their cells (per query: a plain loop, no iterator). */
+export function countServed(served: Served | null): void {
+  for (let node = served; node !== null; node = node.next) node.cell.value += node.count;
 }

@@ -9,7 +9,7 @@ import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/c
 import { notImplemented, notZone } from './answer.js';
 import type { Answer, ZoneInfo } from './answer.js';
 import type { AnswerTable } from './answers.js';
-import { Outcome } from './counters.js';
+import { countServed, Outcome } from './counters.js';
 
 /** What the handler needs from the running plugin; swapped in at startup. */
 export interface HandlerState {
@@ -57,7 +57,7 @@ export class Lighthouse implements Handler {
       return nextOrFailure(this.name, this.next, req, w);
     }
     this.outcomes[answer.outcome]!++;
-    for (const [cell, n] of answer.served) cell.value += n;
+    countServed(answer.served);
     writeAnswer(req, w, answer);
     // NOTIMP was written here, so report success: returning it would make the server write again.
     return answer.rcode === Rcode.NOTIMP ? Rcode.NOERROR : answer.rcode;

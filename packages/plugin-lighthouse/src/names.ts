@@ -5,12 +5,13 @@
  * KEP-1645's DNS names (`<svc>.<ns>.svc.<zone>`, `<cluster>.<svc>...`, `<host>.<cluster>.<svc>...`,
  * `_<port>._<proto>.<svc>...`) as Lighthouse's coredns/resolver answers them.
  */
-import type { Answer, BalancedStage, Entry, Families, ZoneInfo } from './answer.js';
+import type { Answer, Entry, Families, ZoneInfo } from './answer.js';
 import { positive } from './answer.js';
 import type { MapName } from './answer-cache.js';
 import type { Served, ServedCells } from './counters.js';
 import { exact } from './store.js';
 import type { ClusterData, DnsRecord, FamilyData, Port, Service } from './store.js';
+import type { BalancerState } from './swrr.js';
 import { RecordWriter } from './wire.js';
 
 /** What the builders need from the table that owns them. */
@@ -152,13 +153,14 @@ export class ServiceBuilder {
 
   /** Stages for the families given: a healthy local cluster answers alone, else the family's balancer. */
   private balanced(families: readonly FamilyData[], make: (cluster: string, data: ClusterData, family: FamilyData) => Answer): Entry {
-    const stages: (Answer | BalancedStage)[] = [];
+    const stages: { state: BalancerState; answers: readonly (Answer | null)[] }[] = [];
+    let last: Answer = this.zone.nodata;
     const local = this.table.localClusterId;
     for (const family of families) {
       if (family.clusters.size === 0) continue;
       const localData = local === '' ? undefined : family.clusters.get(local);
       if (localData?.healthy) {
-        stages.push(make(local, localData, family));
+        last = make(local, localData, family);
         break;
       }
       const balancer = family.balancer;
@@ -168,12 +170,12 @@ export class ServiceBuilder {
         const data = family.clusters.get(cluster);
         answers.push(data && data.healthy && this.table.isConnected(cluster) ? make(cluster, data, family) : null);
       }
-      stages.push({ kind: 'stage', balancer, answers: exact(answers) });
+      stages.push({ state: balancer.state, answers: exact(answers) });
     }
-    const first = stages[0];
-    if (first === undefined) return this.zone.nodata;
-    if (first.kind === 'answer') return first;
-    return { kind: 'balanced', stages: exact(stages), none: this.zone.nodata };
+    // Chained from the last stage back: each stage falls to the next, the last to `last`.
+    let entry: Entry = last;
+    for (let i = stages.length - 1; i >= 0; i--) entry = { kind: 'balanced', state: stages[i]!.state, answers: stages[i]!.answers, next: entry };
+    return entry;
   }
 
   // --- Headless (docs/compatibility.md, "Answers") -------------------------------------------------------------------
@@ -262,7 +264,7 @@ export class ServiceBuilder {
     return positive(writer, this.zone, this.served(counts));
   }
 
-  private served(counts: Map<string, number>): Served {
+  private served(counts: Map<string, number>): Served | null {
     return this.table.served.of(counts);
   }
 }

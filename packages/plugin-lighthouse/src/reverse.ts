@@ -79,6 +79,6 @@ export class ReverseIndex {
     }
     const writer = new RecordWriter(this.ttl);
     for (const list of byService.values()) for (const target of list) writer.ptr(target);
-    this.ptr.set(name, positive(writer, null, []));
+    this.ptr.set(name, positive(writer, null, null));
   }
 }

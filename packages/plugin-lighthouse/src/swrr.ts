@@ -5,63 +5,48 @@
  * cluster is unacceptable for a few queries (Lighthouse's smooth_weighted_round_robin_test.go: `A C A C B A C B A ...`).
  */
 
-/** One balanced item. `current` and `effective` are the algorithm's running state. */
-interface Item<K> {
-  readonly key: K;
-  readonly weight: number;
-  current: number;
-  effective: number;
-}
+/**
+ * The algorithm's state, three numbers per item: weight, current, effective. One flat array of
+ * small integers rather than an object per item: every answer the balancer picks reads and writes
+ * all of it, and with thousands of services cycling it is cache-cold, so one array is fetched
+ * instead of an object per cluster. Its identity is fixed for the balancer's life, so an answer
+ * cache can hold it directly (answer-cache.ts) and save the hop through the balancer.
+ */
+export type BalancerState = number[];
 
 /** Smooth weighted round robin over keys in insertion order (deterministic, unlike upstream's map order). */
 export class SmoothWeightedRoundRobin<K> {
   /** Replaced on add rather than pushed to, so a kept balancer holds no spare capacity. */
-  private items: Item<K>[] = [];
+  private keys: K[] = [];
+  /** Pushed to on add: its identity is the balancer's (see {@link BalancerState}). */
+  readonly state: BalancerState = [];
 
   /** Number of items. */
   get size(): number {
-    return this.items.length;
+    return this.keys.length;
   }
 
   /** The key at `index` (the order `add` was called in). */
   keyAt(index: number): K {
-    return this.items[index]!.key;
+    return this.keys[index]!;
   }
 
   /** Adds `key` with `weight`; a negative weight or a key already present is an error. */
   add(key: K, weight = 1): void {
     if (!Number.isFinite(weight) || weight < 0) throw new RangeError(`weight must be a non-negative number, got ${weight}`);
-    if (this.items.some((item) => item.key === key)) throw new Error(`item ${String(key)} already added`);
-    this.items = [...this.items, { key, weight, current: 0, effective: weight }];
+    if (this.keys.includes(key)) throw new Error(`item ${String(key)} already added`);
+    this.keys = [...this.keys, key];
+    this.state.push(weight, 0, weight);
   }
 
   /** The next item's index, or -1 when empty. */
   next(): number {
-    const items = this.items;
-    if (items.length === 0) return -1;
-    if (items.length === 1) return 0;
-    let total = 0;
-    let best = -1;
-    let bestCurrent = -Infinity;
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!;
-      item.current += item.effective;
-      if (item.effective < item.weight) item.effective += 1;
-      total += item.effective;
-      // Strictly greater: on a tie the first item in order wins.
-      if (item.current > bestCurrent) {
-        bestCurrent = item.current;
-        best = i;
-      }
-    }
-    items[best]!.current -= total;
-    return best;
+    return next(this.state);
   }
 
   /** Lowers the item's effective weight after it was picked but could not be used. */
   skip(index: number): void {
-    const item = this.items[index];
-    if (item) item.effective = Math.max(0, item.effective - item.weight);
+    skip(this.state, index);
   }
 
   /**
@@ -69,12 +54,7 @@ export class SmoothWeightedRoundRobin<K> {
    * table uses, with no closure per query.
    */
   selectPresent(values: readonly unknown[]): number {
-    for (let tries = this.items.length; tries > 0; tries--) {
-      const index = this.next();
-      if (values[index] != null) return index;
-      this.skip(index);
-    }
-    return -1;
+    return selectPresent(this.state, values);
   }
 
   /**
@@ -82,11 +62,50 @@ export class SmoothWeightedRoundRobin<K> {
    * Returns its index, or -1 when none was acceptable.
    */
   select(acceptable: (index: number) => boolean): number {
-    for (let tries = this.items.length; tries > 0; tries--) {
-      const index = this.next();
+    const state = this.state;
+    for (let tries = state.length / 3; tries > 0; tries--) {
+      const index = next(state);
       if (acceptable(index)) return index;
-      this.skip(index);
+      skip(state, index);
     }
     return -1;
   }
+}
+
+/** {@link SmoothWeightedRoundRobin.selectPresent} on the balancer's state, for the answer cache's hit path. */
+export function selectPresent(state: BalancerState, values: readonly unknown[]): number {
+  for (let tries = state.length / 3; tries > 0; tries--) {
+    const index = next(state);
+    if (values[index] != null) return index;
+    skip(state, index);
+  }
+  return -1;
+}
+
+function next(state: BalancerState): number {
+  const end = state.length;
+  if (end === 0) return -1;
+  if (end === 3) return 0;
+  let total = 0;
+  let best = -1;
+  let bestCurrent = -Infinity;
+  for (let i = 0; i < end; i += 3) {
+    let effective = state[i + 2]!;
+    const current = state[i + 1]! + effective;
+    state[i + 1] = current;
+    if (effective < state[i]!) state[i + 2] = effective += 1;
+    total += effective;
+    // Strictly greater: on a tie the first item in order wins.
+    if (current > bestCurrent) {
+      bestCurrent = current;
+      best = i;
+    }
+  }
+  state[best + 1]! -= total;
+  return best / 3;
+}
+
+function skip(state: BalancerState, index: number): void {
+  const i = index * 3;
+  if (index >= 0 && i < state.length) state[i + 2] = Math.max(0, state[i + 2]! - state[i]!);
 }

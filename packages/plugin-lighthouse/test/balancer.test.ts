@@ -44,6 +44,16 @@ test('the balancer: skip lowers the effective weight, and an item added later jo
   assert.deepEqual(picks(c, 8), ['s1', 's3', 's1', 's1', 's4', 's1', 's1', 's2']);
 });
 
+test('the balancer state keeps its identity when an item is added: answer caches hold it directly', () => {
+  const b = balancer([['s1', 1], ['s2', 1]]);
+  const state = b.state;
+  assert.deepEqual(picks(b, 1), ['s1']);
+  b.add('s3', 1);
+  assert.equal(b.state, state);
+  assert.deepEqual(state, [1, -1, 1, 1, 1, 1, 1, 0, 1], 'weight, current, effective per item, in order');
+  assert.deepEqual(picks(b, 3), ['s2', 's3', 's1']);
+});
+
 test('select follows docs/compatibility.md, "Cluster selection": all good, B bad, B and C bad, B bad for three queries', () => {
   const run = (bad: (query: number) => Set<string>, n: number): string => {
     const b = balancer([['A', 1], ['B', 1], ['C', 1]]);

@@ -16,6 +16,7 @@ import type { Reply, TestServer } from '@foghorn/testkit';
 import type { RecordType } from 'dns-packet';
 import lighthouse, { AnswerTable, ServiceStore } from '../src/index.js';
 import type { KubeObject, ObjectSink } from '../src/index.js';
+import { countServed } from '../src/counters.js';
 
 export interface PortSpec {
   name?: string;
@@ -250,8 +251,10 @@ export interface Model {
   /** Applies objects as watch events: ServiceImports, slices, Gateways, Submariners by kind. */
   upsert(...objects: KubeObject[]): void;
   remove(...objects: KubeObject[]): void;
-  /** Looks `name` up like the handler does (advancing balancers) and decodes the answer. */
+  /** Looks `name` up like the handler does (advancing balancers, counting records served) and decodes the answer. */
   look(name: string, type?: 'A' | 'AAAA' | 'SRV'): Looked;
+  /** Records served from `cluster` so far, as `coredns_lighthouse_records_served_total` counts them. */
+  served(cluster: string): number;
 }
 
 export interface Looked {
@@ -262,11 +265,16 @@ export interface Looked {
 
 export function model(options: { clusterId?: string; families?: { v4: boolean; v6: boolean }; zones?: string[]; cacheCapacity?: number } = {}): Model {
   const store = new ServiceStore(options.clusterId ?? '');
+  const cells = new Map<string, { value: number }>();
   const table = new AnswerTable(store, {
     zones: options.zones ?? ['clusterset.local.'],
     ttlSeconds: 5,
     families: options.families ?? { v4: true, v6: false },
-    servedCell: () => ({ value: 0 }),
+    servedCell: (cluster) => {
+      let cell = cells.get(cluster);
+      if (!cell) cells.set(cluster, (cell = { value: 0 }));
+      return cell;
+    },
   }, options.cacheCapacity === undefined ? {} : { cacheCapacity: options.cacheCapacity });
   table.open();
   const sinkOf = (object: KubeObject): ObjectSink => {
@@ -292,6 +300,7 @@ export function model(options: { clusterId?: string; families?: { v4: boolean; v
       assert.ok(zone, `${name} is in a zone`);
       const qtype = type === 'A' ? 1 : type === 'AAAA' ? 28 : 33;
       const answer = table.lookup(type === 'SRV' ? qname.replace(/(^|\.)_/g, '$1') : qname, qtype, zone);
+      countServed(answer.served);
       const header = Buffer.alloc(12);
       header.writeUInt16BE(0x8400 | answer.rcode, 2);
       header.writeUInt16BE(1, 4);
@@ -303,6 +312,7 @@ export function model(options: { clusterId?: string; families?: { v4: boolean; v
       );
       return { rcode: rcodeOf(reply), data };
     },
+    served: (cluster) => cells.get(cluster)?.value ?? 0,
   };
 }
 

@@ -343,3 +343,42 @@ test('answers are cached up to a bound, and a change of a service replaces its c
   assert.equal(m.look(`s29.ns1.svc.${Z}`).rcode, 'NXDOMAIN');
   assert.equal(m.look(`s29.ns1.svc.${Z}`, 'SRV').rcode, 'NXDOMAIN');
 });
+
+test('a cached answer outlives changes of other services, and its balancer keeps its place when the entry is rebuilt', () => {
+  const m = model();
+  m.upsert(si(), eps('c1', SIP1), eps('c2', SIP2), eps('c3', SIP3));
+  m.upsert(serviceImport('other', 'ns1', { ports: [http] }), serviceSlice('other', 'ns1', 'c1', EIP(1), [http]));
+  assert.deepEqual(m.look(svc).data, [SIP1]);
+  // Two changes of another service: this entry is checked against its view again, not rebuilt.
+  m.upsert(serviceSlice('other', 'ns1', 'c1', EIP(2), [http]));
+  assert.deepEqual(m.look(svc).data, [SIP2]);
+  m.upsert(serviceSlice('other', 'ns1', 'c1', EIP(3), [http]));
+  assert.deepEqual(m.look(`other.ns1.svc.${Z}`).data, [EIP(3)]);
+  // A connectivity change empties the cache: the entry is built again, the balancer goes on where it was.
+  m.upsert(submariner(), gateway('', [['c1', 'connected'], ['c2', 'connected'], ['c3', 'connected']]));
+  assert.deepEqual(m.look(svc).data, [SIP3]);
+  // The bare SRV name shares the family's balancer with A (docs/compatibility.md, "Cluster selection").
+  assert.deepEqual(m.look(svc, 'SRV').data, [`8080 ${svc}`]);
+  assert.deepEqual(m.look(svc).data, [SIP2]);
+  // A change of the service itself replaces its cached entry, and a slice change starts a fresh balancer.
+  m.upsert(eps('c2', EIP(9)));
+  assert.deepEqual(times(4, () => m.look(svc).data[0]), [SIP1, EIP(9), SIP3, SIP1]);
+});
+
+test('records served are counted per cluster, for balanced and for headless answers', () => {
+  const m = model();
+  m.upsert(si(), eps('c1', SIP1), eps('c2', SIP2), eps('c3', SIP3));
+  times(6, () => m.look(svc));
+  assert.deepEqual(['c1', 'c2', 'c3'].map((c) => m.served(c)), [2, 2, 2]);
+  const h = model();
+  h.upsert(
+    serviceImport('h', 'ns1', { type: 'Headless', ports: [http] }),
+    slice({ service: 'h', namespace: 'ns1', cluster: 'c1', headless: true, ports: [http], endpoints: [{ addresses: [EIP(1)] }] }),
+    slice({ service: 'h', namespace: 'ns1', cluster: 'c2', headless: true, ports: [http], endpoints: [{ addresses: [EIP(2), EIP(3)] }, { addresses: [EIP(4)] }] }),
+  );
+  assert.equal(h.look(`h.ns1.svc.${Z}`).data.length, 4);
+  assert.equal(h.look(`h.ns1.svc.${Z}`).data.length, 4);
+  assert.deepEqual([h.served('c1'), h.served('c2')], [2, 6]);
+  assert.equal(h.look(`nothing.ns1.svc.${Z}`).rcode, 'NXDOMAIN');
+  assert.deepEqual([h.served('c1'), h.served('c2')], [2, 6], 'a negative answer serves no record');
+});
