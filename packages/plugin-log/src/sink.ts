@@ -20,6 +20,8 @@ export const DEFAULT_BATCH_MS = 5;
  * never drops a query line.
  */
 export const MAX_PENDING_BYTES = 16 * 1024 * 1024;
+/** Room past a full batch for one more line: the default format's longest (a 1,020-character name). */
+const LINE_ROOM = 2048;
 
 /**
  * A buffer lines are written into: the writer asks {@link LineOutput.reserve} for the most bytes
@@ -62,8 +64,7 @@ export class LineBatcher implements LineOutput {
     private readonly maxBytes: number = DEFAULT_BATCH_BYTES,
     private readonly delayMs: number = 0,
   ) {
-    // A full batch and the longest line of the default format (a name of 1,020 characters).
-    this.buf = Buffer.allocUnsafeSlow(maxBytes + 2048);
+    this.buf = Buffer.allocUnsafeSlow(maxBytes + LINE_ROOM);
   }
 
   reserve(bytes: number): Buffer {
@@ -108,8 +109,9 @@ export class LineBatcher implements LineOutput {
     const chunk = this.buf.subarray(0, this.used);
     this.used = 0;
     this.waitingForDrain = !this.out.write(chunk);
-    // Usually the write went out at once and the buffer is used again; a queued write keeps it.
-    if (this.out.holds()) this.buf = Buffer.allocUnsafeSlow(this.buf.length);
+    // Usually the write went out at once and the buffer is used again; a queued write keeps it,
+    // and one grown while the output made us wait is not kept either.
+    if (this.out.holds() || this.buf.length > this.maxBytes + LINE_ROOM) this.buf = Buffer.allocUnsafeSlow(this.maxBytes + LINE_ROOM);
   }
 
   /** Tells the batcher the output drained: waiting lines go out. */

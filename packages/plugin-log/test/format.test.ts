@@ -143,3 +143,19 @@ test('lines are written as bytes: UTF-8 literals intact, and every width of numb
     assert.equal(formatLine(compileFormat('{rsize}'), req, { ...reply, size }, 0), String(size));
   }
 });
+
+test('a batch buffer grown while the output made us wait is not kept once it drained', () => {
+  const chunks: string[] = [];
+  let accept = false;
+  const batcher = batcherFor(chunks, 16, () => accept);
+  batcher.write('first');
+  batcher.flush();
+  for (let i = 0; i < 2000; i++) batcher.write(`waiting line ${i}`);
+  accept = true;
+  batcher.drained();
+  const grown = (batcher as unknown as { buf: Buffer }).buf.length;
+  batcher.write('after');
+  batcher.flush();
+  assert.ok(grown < 4096, `buffer of ${grown} bytes kept`);
+  assert.equal(chunks.at(-1), 'after\n');
+});
