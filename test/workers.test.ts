@@ -7,10 +7,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
 import { parseFlags, usage } from 'foghorn';
 import { eventually, freeTcpPort, holdTcpPort, httpGet, query, rcodeOf, tempFile } from '@foghorn/testkit';
 import type { HttpReply, Reply } from '@foghorn/testkit';
 import { startKubeApiServer } from '@foghorn/testkit/kube';
+import type { ApiObject } from '@foghorn/testkit/kube';
 import { exampleObjects } from './example-objects.js';
 import { runCli, RunningCli } from './cli-helpers.js';
 
@@ -282,4 +284,77 @@ test('kubernetes under -workers 2: the primary holds one set of watches, every w
   cli.kill('SIGTERM');
   assert.equal(await cli.exited, 0);
   await eventually(() => Object.keys(api.openWatches()).length === 0, 5_000, 'the watches closed');
+});
+
+test('kubernetes under -workers 2: a slice change is observed, and a bad trigger time warned about, once per server, from the API server and from manifests', async (t) => {
+  const trigger = 'endpoints.kubernetes.io/last-change-trigger-time';
+  const at = new Date(Date.now() - 1500).toISOString();
+  const api = await startKubeApiServer();
+  t.after(() => api.close());
+  for (const object of exampleObjects('cluster')) api.apply(object);
+  // A manifests directory with a ClusterIP service whose slice carries a trigger time.
+  const labSlice = (name: string, hostname: string, ip: string, time: string): ApiObject => ({
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name, namespace: 'lab', resourceVersion: '1', labels: { 'kubernetes.io/service-name': 'cache' }, annotations: { [trigger]: time } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: [ip], hostname, conditions: { ready: true } }],
+  });
+  const list = (items: ApiObject[]): string => JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
+  const lab = dirname(
+    tempFile(
+      t,
+      list([
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'lab' } },
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: 'cache', namespace: 'lab' }, spec: { type: 'ClusterIP', clusterIP: '10.97.0.1', clusterIPs: ['10.97.0.1'] } },
+        labSlice('cache-1', 'c-0', '10.245.0.1', at),
+      ]),
+      'lab.json',
+    ),
+  );
+  const metricsPort = await freeTcpPort();
+  const { cli, port } = await startWorkers(
+    t,
+    `cluster.local:0 {\n    bind 127.0.0.1\n    prometheus 127.0.0.1:${metricsPort}\n    kubernetes {\n        endpoint ${api.url}\n    }\n}\n` +
+      `lab.local:0 {\n    bind 127.0.0.1\n    kubernetes {\n        manifests ${lab}\n    }\n}\n`,
+  );
+  const observed = async (kind: string): Promise<number> => {
+    const scrape = await httpGet(metricsPort, '/metrics');
+    return Number(new RegExp(`^coredns_kubernetes_dns_programming_duration_seconds_count\\{service_kind="${kind}"\\} (\\d+)$`, 'm').exec(scrape.text)?.[1] ?? 0);
+  };
+  /** Until four TCP connections in a row (dealt round-robin: both workers) count `addresses` A records for `name`. */
+  const inEveryWorker = (name: string, addresses: number): Promise<void> =>
+    eventually(
+      async () => (await Promise.all(Array.from({ length: 4 }, () => query({ port }, name, 'A', { transport: 'tcp' })))).every((reply) => (reply.answers ?? []).length === addresses),
+      5_000,
+      `${addresses} addresses of ${name} in every worker`,
+    );
+
+  // Each worker applied the directory's first scan before it came up.
+  assert.equal(await observed('cluster_ip'), 1, 'the manifests slice, observed by one worker');
+  const db = exampleObjects('cluster').find((o) => o.kind === 'EndpointSlice' && o.metadata.name === 'db-h2m4x')!;
+  const endpoint = (n: number): object => ({ addresses: [`10.244.1.${22 + n}`], hostname: `db-${2 + n}`, conditions: { ready: true } });
+  const dbSlice = (more: number, time: string): ApiObject => ({
+    ...db,
+    metadata: { ...db.metadata, annotations: { [trigger]: time } },
+    endpoints: [...(db['endpoints'] as object[]), ...Array.from({ length: more }, (_, n) => endpoint(n))],
+  });
+  api.apply(dbSlice(1, at));
+  await inEveryWorker('db.shop.svc.cluster.local', 3);
+  assert.equal(await observed('headless_with_selector'), 1, 'the API server slice, observed by one worker');
+
+  // Identical start-up lines of the workers are written once; a reload ends that window, so
+  // from here on each worker's warning would show.
+  cli.kill('SIGUSR1');
+  await cli.waitFor(/(\[INFO\] Reloading complete[\s\S]*){2}/);
+  api.apply(dbSlice(2, 'yesterday'));
+  writeFileSync(join(lab, 'more.json'), list([labSlice('cache-2', 'c-1', '10.245.0.2', 'yesterday')]));
+  await inEveryWorker('db.shop.svc.cluster.local', 4);
+  await inEveryWorker('c-1.cache.lab.svc.lab.local', 1);
+  const warned = (slice: string): number => cli.output.split('\n').filter((line) => line.includes(`DnsProgrammingLatency cannot be calculated for Endpoints '${slice}'`)).length;
+  await eventually(() => warned('shop/db-h2m4x') > 0 && warned('lab/cache-2') > 0, 5_000, 'the warnings');
+  // A scrape asks both workers through the primary: lines they wrote before their answers are out by then.
+  await httpGet(metricsPort, '/metrics');
+  assert.equal(warned('shop/db-h2m4x'), 1, cli.output);
+  assert.equal(warned('lab/cache-2'), 1, cli.output);
 });

@@ -284,8 +284,11 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
           )
           .then(
             (lease) => {
-              link.send({ type: 'acquired', id });
+              // `lead` before `acquired`: the worker leads before its acquire returns and adds the
+              // lease's reporter, which then gets the first list just before the subscriber, as in
+              // one process (remote.ts delivers a stream's messages in order).
               join(lease.key, link, id);
+              link.send({ type: 'acquired', id });
               return lease;
             },
             (error: unknown) => {

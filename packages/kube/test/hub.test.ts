@@ -32,6 +32,8 @@ type Failure = NonNullable<(Report & { test: 'done' })['error']>;
 /** A forked worker and what it reported, by ref. */
 class TestWorker {
   private readonly events = new Map<string, string[]>();
+  /** Every event as `REF EVENT`, in the order the worker reported them. */
+  readonly order: string[] = [];
   private readonly waiting = new Map<string, (report: Report & { test: 'done' }) => void>();
 
   constructor(readonly child: ChildProcess) {
@@ -40,6 +42,7 @@ class TestWorker {
         let list = this.events.get(message.ref);
         if (!list) this.events.set(message.ref, (list = []));
         list.push(message.event);
+        this.order.push(`${message.ref} ${message.event}`);
       } else if (message.test === 'done') {
         this.waiting.get(message.ref)?.(message);
       }
@@ -209,6 +212,20 @@ test("an informer's reporters are told in one worker; another takes over, with t
   await eventually(() => two.seen('svc.report').length === 2, 3000, 'the next event');
   assert.deepEqual(two.seen('svc.report'), ['report replace a,b', 'report delete a']);
   assert.deepEqual(two.seen('svc'), ['replace a', 'synced', 'add b', 'delete a']);
+});
+
+test('a worker that leads an informer the primary has already listed is told the list by its reporter just before its subscriber, as one process is', async (t) => {
+  const api = await apiServer(t);
+  api.apply(service('a'));
+  const { hub } = startHub(t);
+  // The primary's own reference lists it; the worker's stream is the first, so it leads.
+  const held = await hub.registry.acquire({ endpoint: api.url }, servicesResource(), undefined, { ...fast, logger: captureLog().logger });
+  t.after(() => held.release());
+  await eventually(() => held.synced, 3000, 'the list');
+  const one = await startWorker(t, hub);
+  await one.run(acquire('svc', api, true));
+  await eventually(() => one.seen('svc').includes('synced'), 3000, 'the worker synced');
+  assert.deepEqual(one.order, ['svc.report report replace a', 'svc replace a', 'svc synced']);
 });
 
 test('in one process a reporter is told everything, just before its subscriber', async (t) => {

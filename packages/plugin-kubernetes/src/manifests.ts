@@ -16,6 +16,9 @@ import type { ClusterStore } from './store.js';
 
 export class ManifestsSource implements Source {
   private readonly directory: Manifests;
+  /** Told of a file since the last apply: this process reports the directory (see Source.reporting). */
+  private told = false;
+  private applying = false;
 
   constructor(
     readonly dir: string,
@@ -24,8 +27,18 @@ export class ManifestsSource implements Source {
     log: Logger,
     debounceMs?: number,
   ) {
-    // Under -workers the primary reads the directory (@foghorn/kube's hub) and logs as plugin/kubernetes.
-    this.directory = manifestsDirectory(dir, (objects) => this.apply(objects), log, { plugin: 'kubernetes', ...(debounceMs === undefined ? {} : { debounceMs }) });
+    // Under -workers the primary reads the directory (@foghorn/kube's hub) and logs as
+    // plugin/kubernetes. It tells the files a scan read or lost to one worker, just before every
+    // worker gets the scan's objects: that worker reports what its store makes of them. In one
+    // process every scan that changes something is told first as well.
+    const tell = (): void => {
+      this.told = true;
+    };
+    this.directory = manifestsDirectory(dir, (objects) => this.apply(objects), log, { plugin: 'kubernetes', onFile: tell, onRemoved: tell, ...(debounceMs === undefined ? {} : { debounceMs }) });
+  }
+
+  get reporting(): boolean {
+    return this.applying;
   }
 
   get synced(): boolean {
@@ -55,13 +68,19 @@ export class ManifestsSource implements Source {
       } else if (object.kind === 'ServiceImport' && apiVersion === 'multicluster.x-k8s.io/v1alpha1') lists.imports.push(object);
     }
     const store = this.store;
-    store.namespaceSink.replace(lists.namespaces);
-    store.serviceSink.replace(lists.services);
-    if (!this.options.noEndpoints) store.sliceSink.replace(lists.slices);
-    if (this.options.pods === 'verified') store.podSink.replace(lists.pods);
-    if (multicluster) {
-      store.serviceImportSink.replace(lists.imports);
-      store.mcSliceSink.replace(lists.mcSlices);
+    this.applying = this.told;
+    this.told = false;
+    try {
+      store.namespaceSink.replace(lists.namespaces);
+      store.serviceSink.replace(lists.services);
+      if (!this.options.noEndpoints) store.sliceSink.replace(lists.slices);
+      if (this.options.pods === 'verified') store.podSink.replace(lists.pods);
+      if (multicluster) {
+        store.serviceImportSink.replace(lists.imports);
+        store.mcSliceSink.replace(lists.mcSlices);
+      }
+    } finally {
+      this.applying = false;
     }
   }
 }

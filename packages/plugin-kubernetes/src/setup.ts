@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { definePlugin, isSubdomain } from '@foghorn/core';
 import type { Controller, PluginDefinition } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
+import type { InformerRegistry } from '@foghorn/kube';
 import { Kubernetes } from './handler.js';
 import type { HandlerState } from './handler.js';
 import { ManifestsSource } from './manifests.js';
@@ -32,6 +33,8 @@ export interface PluginOverrides {
   readonly watch?: WatchOptions;
   /** Debounce of the manifests directory watcher, ms. */
   readonly manifestsDebounceMs?: number;
+  /** The informers; default the server's shared registry (`informerRegistry(c)`). */
+  readonly informers?: InformerRegistry;
 }
 
 /** How long startup waits between "waiting for Kubernetes API" lines (kubernetes.go `InitKubeCache`). */
@@ -79,7 +82,11 @@ export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => v
         labels,
         namespaceLabels,
         zonal: options.zonal,
+        // Observed and warned about once per server: under -workers only by the worker whose
+        // source reports this change (source.ts), after its store took it in (so the service
+        // below is as one process would see it).
         onSlice: (event) => {
+          if (!source?.reporting) return;
           const index = event.slice.index;
           const found = event.multicluster ? store.imports.byIndex.get(index) : store.services.byIndex.get(index);
           const only = found?.length === 1 ? found[0]! : null;
@@ -91,7 +98,7 @@ export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => v
       if (options.source.kind === 'manifests') {
         source = new ManifestsSource(resolve(options.source.dir), store, options, c.log, overrides.manifestsDebounceMs);
       } else {
-        source = new KubeSource(store, options, options.source, informerRegistry(c), c.log, overrides.env ?? process.env, overrides.watch ?? {}, () => signal(), (server) => rest.watch(server));
+        source = new KubeSource(store, options, options.source, overrides.informers ?? informerRegistry(c), c.log, overrides.env ?? process.env, overrides.watch ?? {}, () => signal(), (server) => rest.watch(server));
       }
       state.store = store;
       state.resolver = new Resolver(store, options, () => localIps);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from '@foghorn/core';
 import { endpointSlicesResource, joinSelectors, mcsServiceNameLabel, namespacesResource, podsResource, serviceImportsResource, servicesResource } from '@foghorn/kube';
-import type { InformerLease, InformerRegistry, KubeConnection, ObjectSink, ResourceSpec, StartWatchOptions } from '@foghorn/kube';
+import type { InformerLease, InformerRegistry, InformerSubscriber, KubeConnection, ObjectSink, ResourceSpec, StartWatchOptions } from '@foghorn/kube';
 import type { KubernetesOptions, SourceOptions } from './options.js';
 import type { ClusterStore } from './store.js';
 
@@ -17,6 +17,14 @@ import type { ClusterStore } from './store.js';
 export interface Source {
   /** Every watched resource delivered its first complete list. */
   readonly synced: boolean;
+  /**
+   * True while the store takes in a change this process reports: what is counted and logged once
+   * per server, not once per `-workers` worker (the programming-latency metric and its warning,
+   * metrics.ts). Always in one process; under `-workers` in the one worker that leads the
+   * informer's reports (@foghorn/kube `AcquireOptions.reporter`) or is told the manifests
+   * directory's files (`onFile`).
+   */
+  readonly reporting: boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -51,6 +59,7 @@ export function watchedResources(options: KubernetesOptions, store: ClusterStore
 }
 
 export class KubeSource implements Source {
+  private reportingCall = false;
   private leases: InformerLease[] = [];
   private tempDir: string | undefined;
 
@@ -68,6 +77,10 @@ export class KubeSource implements Source {
     private readonly onServer: (server: string) => void = () => {},
   ) {}
 
+  get reporting(): boolean {
+    return this.reportingCall;
+  }
+
   get synced(): boolean {
     return this.leases.length > 0 && this.leases.every((lease) => lease.synced);
   }
@@ -79,14 +92,47 @@ export class KubeSource implements Source {
     this.onServer(resolved.server);
     try {
       for (const [, spec, sink] of watchedResources(this.options, this.store)) {
-        const subscriber = { replace: sink.replace, upsert: (item: Parameters<ObjectSink['upsert']>[0]) => sink.upsert(item), remove: sink.remove, synced: () => this.checkSynced() };
-        this.leases.push(await this.informers.acquire(connection, spec, subscriber, { ...this.watchOptions, logger: this.log, plugin: 'kubernetes', env: this.env }));
+        const [subscriber, reporter] = this.reported(sink);
+        this.leases.push(await this.informers.acquire(connection, spec, subscriber, { ...this.watchOptions, logger: this.log, plugin: 'kubernetes', reporter, env: this.env }));
       }
     } catch (error) {
       await this.stop();
       throw error;
     }
     this.checkSynced();
+  }
+
+  /**
+   * The store's subscriber to one informer, and the lease's reporter that marks its calls as
+   * reported. The reporter is told each call just before the subscriber, and only where this
+   * process leads the informer's reports: a subscriber call right after a reporter call is one
+   * this process reports. The reporter itself does nothing else, so what is reported is decided
+   * where the store has taken the change in and holds what it needs (the slice's service, from
+   * an informer of its own, for `headless`), exactly as in one process. A worker that takes the
+   * lead over is told the current objects, which the previous leader reported and its store
+   * already holds: that mark stands only until the informer's next call, reported anyway.
+   */
+  private reported(sink: ObjectSink): [InformerSubscriber, InformerSubscriber] {
+    let told = false;
+    const tell = (): void => {
+      told = true;
+    };
+    const deliver = <A>(call: (argument: A) => void, argument: A): void => {
+      this.reportingCall = told;
+      told = false;
+      try {
+        call(argument);
+      } finally {
+        this.reportingCall = false;
+      }
+    };
+    const subscriber: InformerSubscriber = {
+      replace: (items) => deliver(sink.replace, items),
+      upsert: (item) => deliver(sink.upsert, item),
+      remove: (item) => deliver(sink.remove, item),
+      synced: () => this.checkSynced(),
+    };
+    return [subscriber, { replace: tell, upsert: tell, remove: tell }];
   }
 
   private checkSynced(): void {
