@@ -4,11 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, freeTcpPort, query, rcodeOf, tempFile, upstreamFor } from '@foghorn/testkit';
+import { eventually, freeDnsPort, query, rcodeOf, tempFile, upstreamFor } from '@foghorn/testkit';
 import { RunningCli } from './cli-helpers.js';
 
 test('foghorn forwarding to itself logs the loop as FATAL and exits with status 1', async (t) => {
-  const port = await freeTcpPort();
+  const port = await freeDnsPort();
   const conf = tempFile(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . 127.0.0.1:${port}\n}\n`, 'Corefile');
   const cli = new RunningCli(['-conf', conf]);
   t.after(() => cli.child.exitCode === null && cli.kill('SIGKILL'));
@@ -26,7 +26,7 @@ test('foghorn forwarding to itself logs the loop as FATAL and exits with status 
 test('foghorn with loop and a forward that does not come back keeps serving', async (t) => {
   const upstream = await upstreamFor(t);
   const probes = (): number => upstream.queries.filter((q) => q.type === 'HINFO').length;
-  const port = await freeTcpPort();
+  const port = await freeDnsPort();
   const conf = tempFile(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . ${upstream.address}\n}\n`, 'Corefile');
   const cli = new RunningCli(['-conf', conf]);
   t.after(() => cli.child.exitCode === null && cli.kill('SIGKILL'));

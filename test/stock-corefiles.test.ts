@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { eventually, freeTcpPort, httpGet, query, rcodeOf, startUpstream } from '@foghorn/testkit';
+import { eventually, freeDnsPort, freeTcpPort, httpGet, query, rcodeOf, startUpstream } from '@foghorn/testkit';
 import type { FakeUpstream, Reply } from '@foghorn/testkit';
 import { startKubeApiServer, writeKubeconfig } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
@@ -93,7 +93,7 @@ async function startCluster(t: TestContext): Promise<Cluster> {
 }
 
 async function freePorts(): Promise<Ports> {
-  return { dns: await freeTcpPort(), health: await freeTcpPort(), ready: await freeTcpPort(), metrics: await freeTcpPort() };
+  return { dns: await freeDnsPort(), health: await freeTcpPort(), ready: await freeTcpPort(), metrics: await freeTcpPort() };
 }
 
 /** Starts `foghorn -conf` on the rewritten Corefile `name`. */

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseFlags, usage } from 'foghorn';
-import { eventually, freeTcpPort, holdTcpPort, httpGet, query, rcodeOf, tempFile } from '@foghorn/testkit';
+import { eventually, freeDnsPort, freeTcpPort, holdTcpPort, httpGet, query, rcodeOf, tempFile } from '@foghorn/testkit';
 import type { HttpReply, Reply } from '@foghorn/testkit';
 import { startKubeApiServer } from '@foghorn/testkit/kube';
 import type { ApiObject } from '@foghorn/testkit/kube';
@@ -29,8 +29,13 @@ async function whoAnswered(port: number, transport: 'udp' | 'tcp'): Promise<stri
 }
 
 /** Starts `foghorn -workers 2` on `corefile`; resolves with the CLI and its DNS port once it serves. */
+/**
+ * Starts `foghorn -workers 2` on `corefile`, its `:0` server keys on one port free for UDP and TCP
+ * (see testkit's freeDnsPort for why not port 0).
+ */
 async function startWorkers(t: { after(fn: () => void): void }, corefile: string, args: string[] = []): Promise<{ cli: RunningCli; port: number }> {
-  const conf = tempFile(t, corefile, 'Corefile');
+  const fixed = await freeDnsPort();
+  const conf = tempFile(t, corefile.replace(/:0 \{/g, `:${fixed} {`), 'Corefile');
   const cli = new RunningCli(['-conf', conf, '-workers', '2', ...args]);
   t.after(() => {
     if (cli.child.exitCode === null) cli.kill('SIGKILL');
@@ -163,7 +168,7 @@ test('SIGUSR1 reloads every worker in turn while queries keep being answered', a
     }
   })();
   await eventually(() => answered > 20, 5_000, 'queries before the reload');
-  writeFileSync(conf, `.:0 {\n    bind 127.0.0.1\n    chaos after\n}\n`);
+  writeFileSync(conf, `.:${port} {\n    bind 127.0.0.1\n    chaos after\n}\n`);
   cli.kill('SIGUSR1');
   await cli.waitFor(/(\[INFO\] Reloading complete[\s\S]*){2}/);
   const before = answered;
@@ -182,7 +187,7 @@ test("the reload plugin's request reloads every worker, once", async (t) => {
   assert.equal(cli.output.match(/plugin\/reload: Running configuration SHA512/g)?.length, 1);
   const conf = cli.child.spawnargs[cli.child.spawnargs.indexOf('-conf') + 1]!;
   // Written aside and renamed: a watcher never reads a half-written Corefile.
-  writeFileSync(`${conf}.new`, `.:0 {\n    bind 127.0.0.1\n    reload 2s 1s\n    chaos after\n}\n`);
+  writeFileSync(`${conf}.new`, `.:${port} {\n    bind 127.0.0.1\n    reload 2s 1s\n    chaos after\n}\n`);
   renameSync(`${conf}.new`, conf);
   await cli.waitFor(/(\[INFO\] Reloading complete[\s\S]*){2}/, 20_000);
   const answers = new Set(await Promise.all(Array.from({ length: 20 }, () => whoAnswered(port, 'tcp'))));
@@ -209,7 +214,7 @@ test('a killed worker is logged and restarted, and the port keeps answering', as
 });
 
 test("a worker's fatal error ends every worker with exit status 1, as CoreDNS's log.Fatal", async (t) => {
-  const port = await freeTcpPort();
+  const port = await freeDnsPort();
   const conf = tempFile(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . 127.0.0.1:${port}\n}\n`, 'Corefile');
   const cli = new RunningCli(['-conf', conf, '-workers', '2']);
   t.after(() => {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { directivesOf, eventually, freeTcpPort, query, rcodeOf, startServer, testPlugin, upstreamFor } from '@foghorn/testkit';
+import { directivesOf, eventually, freeDnsPort, query, rcodeOf, startServer, testPlugin, upstreamFor } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import forward from '@foghorn/plugin-forward';
@@ -69,7 +69,7 @@ test('queries outside the probe zone and queries after the probe ended are not c
 });
 
 test('a server forwarding to itself is a loop: the fatal line names client, target, zone and probe', async (t) => {
-  const port = await freeTcpPort();
+  const port = await freeDnsPort();
   const server = await startServer(`.:${port} {\n bind 127.0.0.1\n loop\n forward . 127.0.0.1:${port}\n}\n`, { directives: directivesOf(bind, loop, forward) });
   t.after(() => server.close());
   await eventually(() => server.fatals.length > 0, 10_000);
@@ -87,7 +87,7 @@ test('a server that does not loop: the probe is answered once and the detector s
   // The upstream answers the probe; seeing it there means the probe's exchange completed.
   const upstream = await upstreamFor(t);
   const probes = (): number => upstream.queries.filter((q) => q.type === 'HINFO').length;
-  const port = await freeTcpPort();
+  const port = await freeDnsPort();
   const server = await startServer(`example.org:${port} {\n bind 127.0.0.1\n loop\n forward . ${upstream.address}\n}\n`, {
     directives: directivesOf(bind, loop, forward),
   });

@@ -2,6 +2,7 @@
  * HTTP helpers for the tests of plugins that serve HTTP (*health*, *ready*, *prometheus*): one
  * request on a fresh connection, and a port that was free a moment ago.
  */
+import dgram from 'node:dgram';
 import http from 'node:http';
 import net from 'node:net';
 
@@ -55,6 +56,32 @@ export async function freeTcpPort(host = '127.0.0.1'): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * A port on `host` that was free for both UDP and TCP a moment ago, for a DNS server that must
+ * listen on a fixed port: `foghorn -workers N` with port 0 shares the one UDP port its primary
+ * picked, which another process may hold for TCP, and cannot pick again (the listener's port-0
+ * retry works in one process only).
+ */
+export async function freeDnsPort(host = '127.0.0.1'): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const udp = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
+    await new Promise<void>((resolve, reject) => {
+      udp.once('error', reject);
+      udp.bind(0, host, resolve);
+    });
+    const { port } = udp.address();
+    const server = net.createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, host, () => resolve(true));
+    });
+    if (free) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) => udp.close(resolve));
+    if (free) return port;
+    if (attempt === 20) throw new Error(`no port on ${host} free for both UDP and TCP in 20 tries`);
+  }
 }
 
 /** A TCP port held by a plain listener until `close()`: for "address already in use" tests. */

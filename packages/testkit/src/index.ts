@@ -232,7 +232,7 @@ export function rcodeOf(packet: Packet): string {
 }
 export { parseDirective, setupTable } from './setup-table.js';
 export type { BadCase, GoodCase, ParseContext, SetupCases } from './setup-table.js';
-export { freeTcpPort, holdTcpPort, httpGet } from './http.js';
+export { freeDnsPort, freeTcpPort, holdTcpPort, httpGet } from './http.js';
 export type { HeldPort, HttpGetOptions, HttpReply } from './http.js';
 export { checkPluginReadme, listedMetrics } from './readme.js';
 export type { ReadmeCheck } from './readme.js';
