@@ -347,6 +347,14 @@ test('kubernetes under -workers 2: a slice change is observed, and a bad trigger
   api.apply(dbSlice(1, at));
   await inEveryWorker('db.shop.svc.cluster.local', 3);
   assert.equal(await observed('headless_with_selector'), 1, 'the API server slice, observed by one worker');
+  // The watches' HTTP requests are the primary's: each is counted once, by one worker, so the
+  // REST client metrics read as one process's (every list and watch the API server answered).
+  const made = (): number => [...Object.values(api.requestCounts('list')), ...Object.values(api.requestCounts('watch'))].reduce((sum, n) => sum + n, 0);
+  const counted = async (): Promise<number> => {
+    const scrape = await httpGet(metricsPort, '/metrics');
+    return Number(/^coredns_kubernetes_rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\} (\d+)$/m.exec(scrape.text)?.[1] ?? 0);
+  };
+  await eventually(async () => (await counted()) === made() && made() >= 6, 5_000, 'the REST client requests counted once');
 
   // Identical start-up lines of the workers are written once; a reload ends that window, so
   // from here on each worker's warning would show.

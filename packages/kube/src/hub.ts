@@ -9,9 +9,11 @@
  * relist's `replace` carries the whole list, in parts (figures in the README, from
  * `npm run bench:informer-hub`).
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Logger } from '@foghorn/core';
 import { isOurs, listChunk, toWire } from './ipc.js';
-import type { Envelope, FromHub, ToHub } from './ipc.js';
+import type { Envelope, FromHub, HubHttpRequest, ToHub } from './ipc.js';
 import { ManifestsDirectory } from './manifests.js';
 import { InformerRegistry } from './registry.js';
 import type { InformerLease } from './registry.js';
@@ -165,6 +167,35 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
     if (!logger) loggers.set(plugin, (logger = options.logger.forPlugin(plugin)));
     return logger;
   };
+
+  // The REST client metrics time the HTTP requests of the process they run in, and the
+  // informers' requests are made here: each one, once answered, goes to one worker (the oldest),
+  // so the sum over workers is one process's count.
+  const started = new WeakMap<ClientRequest, number>();
+  const onStart = (message: unknown): void => {
+    started.set((message as { request: ClientRequest }).request, performance.now());
+  };
+  const finish = (request: ClientRequest, code: string): void => {
+    const at = started.get(request);
+    if (at === undefined) return;
+    started.delete(request);
+    const host = request.getHeader('host');
+    const protocol = (request as ClientRequest & { protocol?: string }).protocol;
+    const told: HubHttpRequest = { method: request.method, host: typeof host === 'string' ? host : undefined, protocol, code, seconds: (performance.now() - at) / 1000 };
+    for (const link of links) {
+      if (link.gone) continue;
+      link.send({ type: 'http', id: 0, request: told });
+      return;
+    }
+  };
+  const onResponse = (message: unknown): void => {
+    const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
+    finish(request, String(response.statusCode ?? '<error>'));
+  };
+  const onError = (message: unknown): void => finish((message as { request: ClientRequest }).request, '<error>');
+  subscribe('http.client.request.start', onStart);
+  subscribe('http.client.response.finish', onResponse);
+  subscribe('http.client.request.error', onError);
 
   /**
    * Worker streams per informer, in acquire order. The first leads the informer's reports: the
@@ -341,6 +372,9 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
     },
     async close() {
       closed = true;
+      unsubscribe('http.client.request.start', onStart);
+      unsubscribe('http.client.response.finish', onResponse);
+      unsubscribe('http.client.request.error', onError);
       await Promise.all([...links].map((link) => detach(link)));
     },
   };

@@ -6,9 +6,10 @@
  * `remove` and `synced` in the same order. Each worker holds one stream per informer whatever
  * the number of its leases, and the primary holds one list+watch whatever the number of workers.
  */
+import { channel as diagnosticsChannel } from 'node:diagnostics_channel';
 import path from 'node:path';
 import type { Logger } from '@foghorn/core';
-import { fromWire, isOurs } from './ipc.js';
+import { fromWire, hubHttpChannel, isOurs } from './ipc.js';
 import type { Envelope, FromHub, ToHub, WireWatchOptions } from './ipc.js';
 import type { ManifestsDirectoryOptions } from './manifests.js';
 import type { AcquireOptions, ConnectionInfo, InformerBackend, InformerSink } from './registry.js';
@@ -17,6 +18,9 @@ import { resourceName } from './resources.js';
 import type { KubeObject, Watch } from './types.js';
 
 type Handler = (message: FromHub) => void;
+
+/** Where the primary's HTTP requests are told, for the REST client metrics (ipc.ts, HubHttpRequest). */
+const httpRequests = diagnosticsChannel(hubHttpChannel);
 
 /** A send whose failure (the primary gone) is not an 'error' event: the worker is ending anyway. */
 const ignoreSendError = (): void => {};
@@ -33,6 +37,10 @@ class HubChannel {
   private readonly parts = new Map<number, KubeObject[]>();
   private readonly onMessage = (message: unknown): void => {
     if (!isOurs<FromHub>(message)) return;
+    if (message.type === 'http') {
+      httpRequests.publish(message.request);
+      return;
+    }
     const { id } = message;
     if (message.type === 'part') {
       const list = this.parts.get(id);
