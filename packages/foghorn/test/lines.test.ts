@@ -22,13 +22,19 @@ function recorder(room = Infinity): { out: Writable; writes: string[]; drain(): 
   return { out, writes, drain: () => out.emit('drain') };
 }
 
-test('chunks cut anywhere come out as whole lines, interleaved only between lines', () => {
-  const { out, writes } = recorder();
+/** Two writers joined onto one shared output over `recorder(room)`. */
+function twoWriters(room = Infinity): { output: SharedOutput; a: PassThrough; b: PassThrough; writes: string[]; drain(): void } {
+  const { out, writes, drain } = recorder(room);
   const output = new SharedOutput(out);
   const a = new PassThrough();
   const b = new PassThrough();
   new LineJoiner(a, output);
   new LineJoiner(b, output);
+  return { output, a, b, writes, drain };
+}
+
+test('chunks cut anywhere come out as whole lines, interleaved only between lines', () => {
+  const { a, b, writes } = twoWriters();
   a.write('[INFO] first from a, cut he');
   b.write('[INFO] from b\n[INFO] b again, cut');
   a.write('re\n[INFO] second from a\n');
@@ -47,12 +53,7 @@ test('a tail without newline is ended by one when its writer closes', async () =
 });
 
 test('a full output pauses every writer until it drains', () => {
-  const { out, writes, drain } = recorder(1);
-  const output = new SharedOutput(out);
-  const a = new PassThrough();
-  const b = new PassThrough();
-  new LineJoiner(a, output);
-  new LineJoiner(b, output);
+  const { a, b, writes, drain } = twoWriters(1);
   a.write('one\n');
   assert.equal(a.isPaused(), true);
   b.write('two\n');
@@ -64,12 +65,7 @@ test('a full output pauses every writer until it drains', () => {
 });
 
 test('while collapsing, a line several writers write alike comes out once (as often as one writer wrote it); then all pass again', () => {
-  const { out, writes } = recorder();
-  const output = new SharedOutput(out);
-  const a = new PassThrough();
-  const b = new PassThrough();
-  new LineJoiner(a, output);
-  new LineJoiner(b, output);
+  const { output, a, b, writes } = twoWriters();
   const end = output.collapse();
   a.write('[WARNING] plugin/x: same\n[INFO] only a\n');
   b.write('[WARNING] plugin/x: same\n[INFO] only b\n');

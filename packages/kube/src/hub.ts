@@ -9,11 +9,10 @@
  * relist's `replace` carries the whole list, in parts (figures in the README, from
  * `npm run bench:informer-hub`).
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Logger } from '@foghorn/core';
+import { timeHttpRequests } from './http-timing.js';
 import { isOurs, listChunk, toWire } from './ipc.js';
-import type { Envelope, FromHub, HubHttpRequest, ToHub } from './ipc.js';
+import type { Envelope, FromHub, ToHub } from './ipc.js';
 import { ManifestsDirectory } from './manifests.js';
 import { InformerRegistry } from './registry.js';
 import type { InformerLease } from './registry.js';
@@ -171,31 +170,13 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
   // The REST client metrics time the HTTP requests of the process they run in, and the
   // informers' requests are made here: each one, once answered, goes to one worker (the oldest),
   // so the sum over workers is one process's count.
-  const started = new WeakMap<ClientRequest, number>();
-  const onStart = (message: unknown): void => {
-    started.set((message as { request: ClientRequest }).request, performance.now());
-  };
-  const finish = (request: ClientRequest, code: string): void => {
-    const at = started.get(request);
-    if (at === undefined) return;
-    started.delete(request);
-    const host = request.getHeader('host');
-    const protocol = (request as ClientRequest & { protocol?: string }).protocol;
-    const told: HubHttpRequest = { method: request.method, host: typeof host === 'string' ? host : undefined, protocol, code, seconds: (performance.now() - at) / 1000 };
+  const stopTiming = timeHttpRequests((request) => {
     for (const link of links) {
       if (link.gone) continue;
-      link.send({ type: 'http', id: 0, request: told });
+      link.send({ type: 'http', id: 0, request });
       return;
     }
-  };
-  const onResponse = (message: unknown): void => {
-    const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
-    finish(request, String(response.statusCode ?? '<error>'));
-  };
-  const onError = (message: unknown): void => finish((message as { request: ClientRequest }).request, '<error>');
-  subscribe('http.client.request.start', onStart);
-  subscribe('http.client.response.finish', onResponse);
-  subscribe('http.client.request.error', onError);
+  });
 
   /**
    * Worker streams per informer, in acquire order. The first leads the informer's reports: the
@@ -372,9 +353,7 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
     },
     async close() {
       closed = true;
-      unsubscribe('http.client.request.start', onStart);
-      unsubscribe('http.client.response.finish', onResponse);
-      unsubscribe('http.client.request.error', onError);
+      stopTiming();
       await Promise.all([...links].map((link) => detach(link)));
     },
   };

@@ -53,8 +53,9 @@ export { connectionKey, informerKey, InformerRegistry, informerRegistry, registr
 export type { AcquireOptions, ConnectionInfo, InformerBackend, InformerInfo, InformerLease, InformerSink, InformerSubscriber } from './registry.js';
 export { startInformerHub } from './hub.js';
 export type { HubWorker, InformerHub, InformerHubOptions } from './hub.js';
-export { hubEnvironmentVariable, hubHttpChannel, isHubWorker } from './ipc.js';
-export type { HubHttpRequest } from './ipc.js';
+export { hubEnvironmentVariable, isHubWorker } from './ipc.js';
+export { hubHttpChannel, timeHttpRequests } from './http-timing.js';
+export type { TimedRequest } from './http-timing.js';
 export { RemoteManifestsDirectory } from './remote.js';
 export type { Manifests } from './remote.js';
 export {

@@ -8,6 +8,7 @@
  * them, errors as name and message.
  */
 import { KubeConnectionError } from './types.js';
+import type { TimedRequest } from './http-timing.js';
 import type { KubeConnection, KubeObject, ResourceSpec } from './types.js';
 import type { StartWatchOptions } from './watch.js';
 
@@ -49,26 +50,6 @@ export function fromWire(error: WireError): Error {
 /** Watch tuning as it crosses the channel: StartWatchOptions without the loggers (plain data). */
 export type WireWatchOptions = Omit<StartWatchOptions, 'logger' | 'log'>;
 
-/**
- * An HTTP request the primary's informers made, once answered or failed: what the REST client
- * metrics (the kubernetes plugin's `coredns_kubernetes_rest_client_*`) measure of the requests of
- * their own process. Under `-workers` those requests are the primary's, so each goes to one worker,
- * which publishes it on {@link hubHttpChannel}.
- */
-export interface HubHttpRequest {
-  readonly method: string;
-  /** The request's Host header (`host` or `host:port`), undefined without one. */
-  readonly host: string | undefined;
-  /** `http:` or `https:`, for a Host header without a port. */
-  readonly protocol: string | undefined;
-  /** The status code, or `<error>` when the request failed without one. */
-  readonly code: string;
-  readonly seconds: number;
-}
-
-/** The diagnostics channel a worker publishes its primary's {@link HubHttpRequest}s on. */
-export const hubHttpChannel = 'foghorn.kube.hub.http-client';
-
 /** Worker to primary. */
 export type ToHub =
   | { readonly type: 'connect'; readonly id: number; readonly connection: KubeConnection; readonly options: WireWatchOptions }
@@ -100,8 +81,8 @@ export type FromHub =
   | { readonly type: 'manifests-started'; readonly id: number; readonly error?: WireError }
   | { readonly type: 'manifests-scanned'; readonly id: number }
   | { readonly type: 'manifests-closed'; readonly id: number }
-  /** A request of the primary's informers, to one worker; `id` is 0, no stream's. */
-  | { readonly type: 'http'; readonly id: number; readonly request: HubHttpRequest };
+  /** A request of the primary's informers, timed there, to one worker (http-timing.ts); `id` is 0, no stream's. */
+  | { readonly type: 'http'; readonly id: number; readonly request: TimedRequest };
 
 /**
  * Items per message: a longer list (a relist, a scan, a big file) goes as `part` messages and

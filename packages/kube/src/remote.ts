@@ -9,7 +9,8 @@
 import { channel as diagnosticsChannel } from 'node:diagnostics_channel';
 import path from 'node:path';
 import type { Logger } from '@foghorn/core';
-import { fromWire, hubHttpChannel, isOurs } from './ipc.js';
+import { hubHttpChannel } from './http-timing.js';
+import { fromWire, isOurs } from './ipc.js';
 import type { Envelope, FromHub, ToHub, WireWatchOptions } from './ipc.js';
 import type { ManifestsDirectoryOptions } from './manifests.js';
 import type { AcquireOptions, ConnectionInfo, InformerBackend, InformerSink } from './registry.js';
@@ -19,7 +20,7 @@ import type { KubeObject, Watch } from './types.js';
 
 type Handler = (message: FromHub) => void;
 
-/** Where the primary's HTTP requests are told, for the REST client metrics (ipc.ts, HubHttpRequest). */
+/** Where the primary's HTTP requests are told, for the REST client metrics (http-timing.ts). */
 const httpRequests = diagnosticsChannel(hubHttpChannel);
 
 /** A send whose failure (the primary gone) is not an 'error' event: the worker is ending anyway. */

@@ -8,32 +8,24 @@
  * `coredns_kubernetes_rest_client_rate_limiter_duration_seconds` stays empty.
  */
 import { subscribe } from 'node:diagnostics_channel';
-import type { ClientRequest, IncomingMessage } from 'node:http';
-import { hubHttpChannel } from '@foghorn/kube';
-import type { HubHttpRequest } from '@foghorn/kube';
+import { hubHttpChannel, timeHttpRequests } from '@foghorn/kube';
+import type { TimedRequest } from '@foghorn/kube';
 import type { KubernetesMetrics } from './metrics.js';
 
 export class RestClientMetrics {
   /** `host:port` of every API server in use. */
   private readonly hosts = new Set<string>();
-  private readonly started = new WeakMap<ClientRequest, number>();
 
-  constructor(
-    private readonly metrics: KubernetesMetrics,
-    private readonly now: () => number = () => performance.now(),
-  ) {
-    subscribe('http.client.request.start', (message) => this.start((message as { request: ClientRequest }).request));
-    subscribe('http.client.response.finish', (message) => {
-      const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
-      this.finish(request, String(response.statusCode ?? '<error>'));
-    });
-    subscribe('http.client.request.error', (message) => this.finish((message as { request: ClientRequest }).request, '<error>'));
+  constructor(private readonly metrics: KubernetesMetrics) {
+    const done = (request: TimedRequest): void => {
+      const host = this.hostOf(request.host, request.protocol);
+      if (host === undefined) return;
+      this.metrics.requestDuration.observe({ verb: request.method, host }, request.seconds);
+      this.metrics.requests.inc({ code: request.code, method: request.method, host });
+    };
+    timeHttpRequests(done, (host, protocol) => this.hostOf(host, protocol) !== undefined);
     // Under -workers the informers' requests are the primary's; it tells each to one worker.
-    subscribe(hubHttpChannel, (message) => {
-      const told = message as HubHttpRequest;
-      const host = this.hostOf(told.host, told.protocol);
-      if (host !== undefined) this.record(told.method, host, told.code, told.seconds);
-    });
+    subscribe(hubHttpChannel, (message) => done(message as TimedRequest));
   }
 
   /** Starts measuring requests to `server` (an API server URL). */
@@ -48,31 +40,9 @@ export class RestClientMetrics {
 
   /** The watched `host:port` a request's Host header names, or undefined. */
   private hostOf(header: string | undefined, protocol: string | undefined): string | undefined {
-    if (header === undefined) return undefined;
+    if (header === undefined || this.hosts.size === 0) return undefined;
     if (this.hosts.has(header)) return header;
     const withPort = `${header}:${protocol === 'http:' ? 80 : 443}`;
     return this.hosts.has(withPort) ? withPort : undefined;
-  }
-
-  private requestHost(request: ClientRequest): string | undefined {
-    const header = request.getHeader('host');
-    return this.hostOf(typeof header === 'string' ? header : undefined, (request as ClientRequest & { protocol?: string }).protocol);
-  }
-
-  private start(request: ClientRequest): void {
-    if (this.hosts.size === 0 || this.requestHost(request) === undefined) return;
-    this.started.set(request, this.now());
-  }
-
-  private finish(request: ClientRequest, code: string): void {
-    const at = this.started.get(request);
-    if (at === undefined) return;
-    this.started.delete(request);
-    this.record(request.method, this.requestHost(request)!, code, (this.now() - at) / 1000);
-  }
-
-  private record(verb: string, host: string, code: string, seconds: number): void {
-    this.metrics.requestDuration.observe({ verb, host }, seconds);
-    this.metrics.requests.inc({ code, method: verb, host });
   }
 }

@@ -50,14 +50,6 @@ export class SmoothWeightedRoundRobin<K> {
   }
 
   /**
-   * {@link select} where item `i` is acceptable when `values[i]` is not null: the form the answer
-   * table uses, with no closure per query.
-   */
-  selectPresent(values: readonly unknown[]): number {
-    return selectPresent(this.state, values);
-  }
-
-  /**
    * Picks the next acceptable item: at most `size` tries, skipping each unacceptable pick.
    * Returns its index, or -1 when none was acceptable.
    */
@@ -72,7 +64,10 @@ export class SmoothWeightedRoundRobin<K> {
   }
 }
 
-/** {@link SmoothWeightedRoundRobin.selectPresent} on the balancer's state, for the answer cache's hit path. */
+/**
+ * {@link SmoothWeightedRoundRobin.select} on the balancer's state where item `i` is acceptable when
+ * `values[i]` is not null: the answer cache's hit path, with no closure per query.
+ */
 export function selectPresent(state: BalancerState, values: readonly unknown[]): number {
   for (let tries = state.length / 3; tries > 0; tries--) {
     const index = next(state);
