@@ -9,17 +9,14 @@ import type { Packet } from 'dns-packet';
 import { clientWrote, Flags, isSubdomain, nextOrFailure, OPT_LENGTH, PluginError, Recorder, REPLY_COPIED_FLAGS, replyTo, responseClass, typify } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { ClassBit } from './classify.js';
-import { putBytes, writeLine } from './format.js';
 import type { CompiledFormat, ReplySummary } from './format.js';
 import type { LineOutput } from './sink.js';
-
-/** What every query line starts with. */
-const INFO = Buffer.from('[INFO] ');
 
 /** A rule ready for the hot path. */
 export interface CompiledRule {
   /** Lower-case FQDN; queries at or below it match. */
   readonly zone: string;
+  /** Compiled with the `[INFO] ` prefix and the newline (setup.ts). */
   readonly format: CompiledFormat;
   /** {@link ClassBit} OR-ed; `ClassBit.all` skips classification altogether. */
   readonly classes: number;
@@ -118,9 +115,8 @@ export class Log implements Handler {
     const format = rule.format;
     const duration = format.usesDuration ? Math.round((performance.now() - start) * 1e6) : 0;
     const out = this.out;
-    const buf = out.reserve(INFO.length + format.maxBytes + 1);
-    const end = writeLine(format, req, reply, duration, buf, putBytes(buf, out.used, INFO));
-    buf[end] = 0x0a;
-    out.commit(end + 1);
+    // reserve may send the batch first, which moves `used`: read it after.
+    const buf = out.reserve(format.maxBytes);
+    out.commit(format.write(req, reply, duration, buf, out.used));
   }
 }

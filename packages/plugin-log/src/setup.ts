@@ -78,13 +78,16 @@ export function parseLog(c: Controller): LogRule[] {
   return rules;
 }
 
+/** How the handler frames a query line, as CoreDNS's `clog.Infof` does. */
+const LINE_FRAME = { prefix: '[INFO] ', suffix: '\n' };
+
 /** Turns parsed rules into what the handler runs: lower-cased names, compiled formats, class bits. */
 export function compileRules(rules: readonly LogRule[]): CompiledRule[] {
   const formats = new Map<string, ReturnType<typeof compileFormat>>();
   return rules.map((rule) => {
     let format = formats.get(rule.format);
     if (format === undefined) {
-      format = compileFormat(rule.format);
+      format = compileFormat(rule.format, LINE_FRAME);
       formats.set(rule.format, format);
     }
     let classes = 0;

@@ -144,6 +144,16 @@ test('lines are written as bytes: UTF-8 literals intact, and every width of numb
   }
 });
 
+test('any literal text stays text in the generated writer, long or short, framed or not', () => {
+  const req = request(makeQuery('example.org.', 'A', { id: 5 }), 'udp', '10.0.0.1', 9);
+  const code = "`); process.exit(1); ${pos} \\ ' \" \n\u2028";
+  const long = `${'x'.repeat(40)}${code}`;
+  assert.equal(formatLine(compileFormat(`${code}{>id}${long}{>id}`), req, null, 0), `${code}5${long}5`);
+  const framed = compileFormat('{>id} {rcode}', { prefix: '[INFO] ', suffix: '\n' });
+  assert.equal(formatLine(framed, req, null, 0), '[INFO] 5 -\n');
+  assert.ok(framed.maxBytes >= '[INFO] 65535 NXDOMAIN\n'.length);
+});
+
 test('a batch buffer grown while the output made us wait is not kept once it drained', () => {
   const chunks: string[] = [];
   let accept = false;
