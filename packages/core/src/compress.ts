@@ -19,6 +19,8 @@
  * Allocation: the output is built in a module scratch buffer and copied out once; suffixes live
  * in a reused open-addressing table of (hash, offset), so no string is built for a name.
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { Buffer } from 'node:buffer';
 import { Flags, HEADER_LENGTH, MAX_NAME_LENGTH, TYPE_OPT } from './constants.js';
 import { skipName } from './wire.js';
 

@@ -16,14 +16,21 @@ export const MIN_UDP_SIZE = 512;
 /** The largest DNS message a TCP frame carries. */
 export const MAX_TCP_SIZE = 65535;
 
-/** Type names are looked up once per type number, not per query. */
-const typeNames = new Map<number, string>();
+/** A type number's name, `TYPE65534` for those dns-packet does not know (RFC 3597). */
+function nameOfType(qtype: number): string {
+  const name = types.toString(qtype);
+  return name.startsWith('UNKNOWN_') ? `TYPE${qtype}` : name;
+}
+/** Names of the types below 256, which queries carry, built at load: one array read per query. */
+const lowTypeNames: readonly string[] = Array.from({ length: 256 }, (_, qtype) => nameOfType(qtype));
+/** Names of higher type numbers, built on first use. */
+const highTypeNames = new Map<number, string>();
 function typeName(qtype: number): string {
-  let name = typeNames.get(qtype);
+  if (qtype < 256) return lowTypeNames[qtype]!;
+  let name = highTypeNames.get(qtype);
   if (name === undefined) {
-    name = types.toString(qtype);
-    if (name.startsWith('UNKNOWN_')) name = `TYPE${qtype}`;
-    typeNames.set(qtype, name);
+    name = nameOfType(qtype);
+    highTypeNames.set(qtype, name);
   }
   return name;
 }

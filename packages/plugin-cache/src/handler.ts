@@ -12,6 +12,8 @@
  *              └─ stale: immediate → reply TTL 0 + background refresh
  *                        verify    → ask next first, stale reply if that fails
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { LRUCache } from 'lru-cache';

@@ -10,6 +10,8 @@
  * The TTL fields are rewritten in the stored bytes themselves when the remaining TTL changes,
  * which is at most once a second per entry, so most hits copy the bytes without touching them.
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import {

@@ -3,6 +3,8 @@
  * they are, with a fresh random ID; the upstream's reply bytes come back with the client's ID.
  * Nothing is decoded on the way, so a forwarded query costs two ID patches and one OPT patch.
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { performance } from 'node:perf_hooks';
 import { isSubdomain, nextOrFailure, PluginError, Rcode, replyTo, wireRcode } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import type { ForwardMetrics } from './metrics.js';

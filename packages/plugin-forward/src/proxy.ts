@@ -4,6 +4,8 @@
  * the loop, which probes at once and then every `health_check` interval until a probe gets any
  * reply at all (CoreDNS's plugin/forward).
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { performance } from 'node:perf_hooks';
 import type tls from 'node:tls';
 import dnsPacket from 'dns-packet';
 import { questionEnd, rcodeToString, wireRcode } from '@foghorn/core';

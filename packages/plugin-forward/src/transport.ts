@@ -13,6 +13,9 @@
  * Idle sockets are unref'd and closed by their own idle timer after `expire`, so an idle pool
  * neither keeps the process alive nor needs a janitor interval.
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { Buffer } from 'node:buffer';
+import { performance } from 'node:perf_hooks';
 import { randomFillSync } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';

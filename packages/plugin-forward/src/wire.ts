@@ -2,6 +2,8 @@
  * Work on wire bytes, so a forwarded query is never decoded and re-encoded: the client's bytes
  * go upstream with a new ID, the upstream's bytes come back with the client's ID.
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { Buffer } from 'node:buffer';
 import { Flags, HEADER_LENGTH, OFFSET_FLAGS, OFFSET_QDCOUNT, skipName, TYPE_OPT, wireRcode } from '@foghorn/core';
 
 /** ASCII lower-casing of one byte, for case-insensitive name comparison (RFC 4343). */

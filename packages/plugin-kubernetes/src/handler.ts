@@ -8,6 +8,8 @@
  * Per query: zone match over the plugin's zones (a few string compares), the cache lookup, and
  * on a miss one resolution (index lookups, no list scans but the service's own slices).
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { Flags, isSubdomain, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, Request, TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS, writeOpt, writeReplyHead } from '@foghorn/core';

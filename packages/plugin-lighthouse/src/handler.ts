@@ -3,6 +3,8 @@
  * bytes (header with the client's ID, the client's question copied as sent, the answer body, the
  * SOA on negative answers, an OPT echo). No per-query list scans and no dns-packet encoding.
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import { Flags, isSubdomain, matchZone, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, TYPE_A, TYPE_AAAA, TYPE_ANY, TYPE_PTR, TYPE_SRV, TYPE_TXT, writeOpt, writeReplyHead } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';

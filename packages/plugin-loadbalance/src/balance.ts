@@ -5,6 +5,8 @@
  * writes; here cache hits are wire bytes, so they are reordered on the wire to keep CoreDNS's
  * observable behaviour for `loadbalance` + `cache`.
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { packetRcode, readName, to4, TYPE_A, TYPE_AAAA, TYPE_AXFR, TYPE_CNAME, TYPE_IXFR, TYPE_MX, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV, wireRcode } from '@foghorn/core';

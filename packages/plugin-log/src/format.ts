@@ -172,10 +172,6 @@ const rcodeNames: readonly string[] = [
 /** {@link rcodeNames} as bytes. */
 const rcodeBytes: readonly Uint8Array[] = rcodeNames.map((name) => Buffer.from(name));
 
-/** `{>rflags}` for each header word, built on first use: replies repeat a handful of flag sets. */
-const flagsCache = new Map<number, string>();
-/** The same as bytes, by the flag bits of the header word (`header & 0x87f0` is at most 0x87f0). */
-const flagsBytes: (Uint8Array | undefined)[] = [];
 const flagBits: readonly (readonly [number, string])[] = [
   [Flags.QR, 'qr'],
   [Flags.AA, 'aa'],
@@ -187,18 +183,27 @@ const flagBits: readonly (readonly [number, string])[] = [
   [Flags.CD, 'cd'],
 ];
 
+/** The eight flag bits of a header word as 0-255: QR, then AA to CD (bits 10 to 4) below it. */
+function flagIndex(header: number): number {
+  return ((header >>> 8) & 0x80) | ((header >>> 4) & 0x7f);
+}
+
+/**
+ * `{>rflags}` of every flag combination, built at load: a dense table, where one indexed by the
+ * header word (up to 0x87f0) would be a sparse array, which V8 reads through a slow path.
+ */
+const flagTexts: readonly string[] = Array.from({ length: 256 }, (_, index) =>
+  flagBits
+    .filter(([bit]) => (flagIndex(bit) & index) !== 0)
+    .map(([, name]) => name)
+    .join(','),
+);
+/** The same as bytes. */
+const flagsBytes: readonly Uint8Array[] = flagTexts.map((text) => Buffer.from(text));
+
 /** Header flags in miekg/dns order `qr,aa,tc,rd,ra,z,ad,cd`, comma-joined; '' when none is set. */
 export function flagsToString(header: number): string {
-  const key = header & 0x87f0;
-  let text = flagsCache.get(key);
-  if (text === undefined) {
-    text = flagBits
-      .filter(([bit]) => (key & bit) !== 0)
-      .map(([, name]) => name)
-      .join(',');
-    flagsCache.set(key, text);
-  }
-  return text;
+  return flagTexts[flagIndex(header)]!;
 }
 
 /**
@@ -394,10 +399,7 @@ function putFlags(buf: Buffer, pos: number, reply: ReplySummary | null): number 
     buf[pos] = DASH;
     return pos + 1;
   }
-  const key = reply.header & 0x87f0;
-  let bytes = flagsBytes[key];
-  if (bytes === undefined) flagsBytes[key] = bytes = Buffer.from(flagsToString(key));
-  return putBytes(buf, pos, bytes);
+  return putBytes(buf, pos, flagsBytes[flagIndex(reply.header)]!);
 }
 
 /** {@link EMPTY_VALUE} as a byte. */

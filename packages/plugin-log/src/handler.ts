@@ -4,6 +4,8 @@
  * rule scan, one small recorder object and one pass writing the line's bytes into the output
  * buffer (see README figures).
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { performance } from 'node:perf_hooks';
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import { clientWrote, Flags, isSubdomain, nextOrFailure, OPT_LENGTH, PluginError, Recorder, REPLY_COPIED_FLAGS, replyTo, responseClass, typify } from '@foghorn/core';

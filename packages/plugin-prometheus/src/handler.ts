@@ -7,6 +7,8 @@
  * (server, zone) cells and about eight number updates. No label strings are built and no label
  * maps are hashed per query.
  */
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { performance } from 'node:perf_hooks';
 import { clientWrote, PluginError, Rcode, Recorder, rcodeToString } from '@foghorn/core';
 import type { CounterCell, Handler, HandlerResult, HistogramCell, Request, ResponseWriter } from '@foghorn/core';
 import type { DnsMetrics } from './metrics.js';
@@ -15,48 +17,56 @@ import type { DnsMetrics } from './metrics.js';
 const noView = '';
 
 /**
- * CoreDNS's monitored query types (`monitorType` in plugin/metrics/vars/report.go); every other type is
- * counted as `other`. Indexed by type number, so the lookup is one array read.
+ * CoreDNS's monitored query types (`monitorType` in plugin/metrics/vars/report.go) and their
+ * numbers: the values of the `type` label. Every other type is counted as `other`.
  */
-const typeLabels: readonly string[] = (() => {
-  const labels = new Array<string>(256).fill('other');
-  const monitored: Record<string, number> = {
-    A: 1,
-    NS: 2,
-    CNAME: 5,
-    SOA: 6,
-    PTR: 12,
-    MX: 15,
-    TXT: 16,
-    AAAA: 28,
-    SRV: 33,
-    DS: 43,
-    RRSIG: 46,
-    NSEC: 47,
-    DNSKEY: 48,
-    NSEC3: 50,
-    SVCB: 64,
-    HTTPS: 65,
-    IXFR: 251,
-    AXFR: 252,
-    ANY: 255,
-  };
-  for (const [name, code] of Object.entries(monitored)) labels[code] = name;
-  return labels;
-})();
+const monitoredTypes: readonly (readonly [string, number])[] = [
+  ['A', 1],
+  ['NS', 2],
+  ['CNAME', 5],
+  ['SOA', 6],
+  ['PTR', 12],
+  ['MX', 15],
+  ['TXT', 16],
+  ['AAAA', 28],
+  ['SRV', 33],
+  ['DS', 43],
+  ['RRSIG', 46],
+  ['NSEC', 47],
+  ['DNSKEY', 48],
+  ['NSEC3', 50],
+  ['SVCB', 64],
+  ['HTTPS', 65],
+  ['IXFR', 251],
+  ['AXFR', 252],
+  ['ANY', 255],
+];
+/** The label of each slot: the monitored types, then `other`. */
+const typeLabels: readonly string[] = [...monitoredTypes.map(([name]) => name), 'other'];
+const OTHER = monitoredTypes.length;
+/** The slot of each type number below 256 (every monitored type is): one array read per query. */
+const typeSlots: Uint8Array = new Uint8Array(256).fill(OTHER);
+for (const [slot, [, code]] of monitoredTypes.entries()) typeSlots[code] = slot;
+
+function typeSlot(qtype: number): number {
+  return qtype < 256 ? typeSlots[qtype]! : OTHER;
+}
 
 /** The `type` label for a query type number. */
 export function typeLabel(qtype: number): string {
-  return typeLabels[qtype] ?? 'other';
+  return typeLabels[typeSlot(qtype)]!;
 }
+
+/** Rcodes are 12 bits with EDNS's extension: an array of every one is a dense array. */
+const RCODES = 4096;
 
 /** Cells of one transport at one (server, zone). */
 interface ProtoCells {
   readonly requestSize: HistogramCell;
   readonly responseSize: HistogramCell;
-  /** `requests_total` cells by query type number, for family 1 (IPv4) and 2 (IPv6). */
-  readonly requestsV4: Map<number, CounterCell>;
-  readonly requestsV6: Map<number, CounterCell>;
+  /** `requests_total` cells by {@link typeSlot}, for family 1 (IPv4) and 2 (IPv6). */
+  readonly requestsV4: (CounterCell | undefined)[];
+  readonly requestsV6: (CounterCell | undefined)[];
 }
 
 /** Every cell one (server, zone) pair reports into, resolved on its first query. */
@@ -68,7 +78,7 @@ interface Site {
   readonly udp: ProtoCells;
   readonly tcp: ProtoCells;
   /** `responses_total` cells by rcode, then by the plugin that wrote ('' for the server). */
-  readonly responses: Map<number, Map<string, CounterCell>>;
+  readonly responses: (Map<string, CounterCell> | undefined)[];
 }
 
 /** The prometheus handler of one server block. */
@@ -135,19 +145,20 @@ export class Prometheus implements Handler {
     const proto = req.transport === 'tcp' ? site.tcp : site.udp;
     if (req.dnssecOk) site.doRequests.value++;
     const byType = req.remoteAddress.includes(':') ? proto.requestsV6 : proto.requestsV4;
-    let requests = byType.get(req.qtype);
+    const slot = typeSlot(req.qtype);
+    let requests = byType[slot];
     if (requests === undefined) {
-      requests = this.metrics.requests.child(site.server, site.zone, noView, req.transport, byType === proto.requestsV6 ? '2' : '1', typeLabel(req.qtype));
-      byType.set(req.qtype, requests);
+      requests = this.metrics.requests.child(site.server, site.zone, noView, req.transport, byType === proto.requestsV6 ? '2' : '1', typeLabels[slot]!);
+      byType[slot] = requests;
     }
     requests.value++;
     site.duration.observe((performance.now() - start) / 1000);
     proto.responseSize.observe(responseSize);
     proto.requestSize.observe(req.raw.length);
-    let byWriter = site.responses.get(rcode);
+    let byWriter = site.responses[rcode];
     if (byWriter === undefined) {
       byWriter = new Map();
-      site.responses.set(rcode, byWriter);
+      site.responses[rcode] = byWriter;
     }
     const writer = req.writtenBy;
     let responses = byWriter.get(writer);
@@ -180,8 +191,8 @@ export class Prometheus implements Handler {
     const proto = (name: 'udp' | 'tcp'): ProtoCells => ({
       requestSize: m.requestSize.child(server, zone, noView, name),
       responseSize: m.responseSize.child(server, zone, noView, name),
-      requestsV4: new Map(),
-      requestsV6: new Map(),
+      requestsV4: new Array<CounterCell | undefined>(typeLabels.length).fill(undefined),
+      requestsV6: new Array<CounterCell | undefined>(typeLabels.length).fill(undefined),
     });
     return {
       server,
@@ -190,7 +201,7 @@ export class Prometheus implements Handler {
       doRequests: m.doRequests.child(server, zone, noView),
       udp: proto('udp'),
       tcp: proto('tcp'),
-      responses: new Map(),
+      responses: new Array<Map<string, CounterCell> | undefined>(RCODES).fill(undefined),
     };
   }
 }

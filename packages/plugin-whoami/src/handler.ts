@@ -1,3 +1,5 @@
+// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
+import { Buffer } from 'node:buffer';
 import { Flags, HEADER_LENGTH, MAX_NAME_LENGTH, OPT_LENGTH, parseIp, Rcode, REPLY_COPIED_FLAGS, replyTo, TYPE_A, TYPE_AAAA, TYPE_SRV, writeOpt, writeReplyHead } from '@foghorn/core';
 import type { Handler, Request, ResponseWriter } from '@foghorn/core';
 import type { Answer, StringAnswer } from 'dns-packet';
