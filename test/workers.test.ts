@@ -213,6 +213,39 @@ test('a killed worker is logged and restarted, and the port keeps answering', as
   }
 });
 
+test("a restarted worker carries on the counters of the one it replaces: /metrics's sums never go down", async (t) => {
+  const metricsPort = await freeTcpPort();
+  const { cli, port } = await startWorkers(t, `.:0 {\n    bind 127.0.0.1\n    chaos worker-{$FOGHORN_WORKER}\n    prometheus 127.0.0.1:${metricsPort}\n}\n`);
+  const scrape = async (): Promise<{ requests: number; durations: number }> => {
+    const { text } = await httpGet(metricsPort, '/metrics');
+    const sum = (pattern: RegExp): number => [...text.matchAll(pattern)].reduce((total, [, value]) => total + Number(value), 0);
+    return {
+      requests: sum(/^coredns_dns_requests_total\{[^}]*type="TXT"\} (\d+)$/gm),
+      durations: sum(/^coredns_dns_request_duration_seconds_count\{[^}]*\} (\d+)$/gm),
+    };
+  };
+  // TCP connections are dealt round-robin: both workers answer some.
+  const answers = await Promise.all(Array.from({ length: 20 }, () => whoAnswered(port, 'tcp')));
+  assert.ok(answers.includes('worker-1') && answers.includes('worker-2'), answers.join(' '));
+  assert.deepEqual(await scrape(), { requests: 20, durations: 20 });
+
+  const restarts = (): string[] => [...cli.output.matchAll(/^\[INFO\] worker 1 \(pid (\d+)\) restarted$/gm)].map(([, pid]) => pid!);
+  const [first] = workerPids(cli.child.pid!);
+  process.kill(first!, 'SIGKILL');
+  await eventually(() => restarts().length === 1, 10_000, 'worker 1 restarted');
+  assert.deepEqual(await scrape(), { requests: 20, durations: 20 }, "worker 1's share is still counted");
+  await Promise.all(Array.from({ length: 10 }, () => whoAnswered(port, 'tcp')));
+  assert.deepEqual(await scrape(), { requests: 30, durations: 30 });
+
+  // Killed twice more, the second time before any scrape reached it: its successor still
+  // carries what it had inherited.
+  process.kill(Number(restarts()[0]), 'SIGKILL');
+  await eventually(() => restarts().length === 2, 10_000, 'worker 1 restarted again');
+  process.kill(Number(restarts()[1]), 'SIGKILL');
+  await eventually(() => restarts().length === 3, 10_000, 'worker 1 restarted a third time');
+  assert.deepEqual(await scrape(), { requests: 30, durations: 30 });
+});
+
 test("a worker's fatal error ends every worker with exit status 1, as CoreDNS's log.Fatal", async (t) => {
   const port = await freeDnsPort();
   const conf = tempFile(t, `.:${port} {\n    bind 127.0.0.1\n    loop\n    forward . 127.0.0.1:${port}\n}\n`, 'Corefile');

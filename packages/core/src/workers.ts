@@ -41,6 +41,13 @@ export interface WorkerGroup {
    */
   ask(topic: string, timeoutMs: number): Promise<WorkerAnswer[]>;
   /**
+   * What the process this worker replaces last answered to `topic` before it died (the primary
+   * keeps every worker's last answer to each topic), or undefined on a first start or when it
+   * never answered. *prometheus* carries the dead process's counters on with it, so the sums a
+   * scrape reports never go down on a restart.
+   */
+  predecessor(topic: string): unknown;
+  /**
    * Reloads the Corefile in every worker, one after another, each keeping its listeners (the
    * *reload* plugin's and SIGUSR1's path). Resolves with undefined when all of them serve the
    * new Corefile, or with the first error (the workers not yet reloaded keep the old one).

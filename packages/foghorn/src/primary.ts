@@ -56,6 +56,10 @@ interface Slot {
   restartTimer: NodeJS.Timeout | undefined;
   /** Questions and reloads awaiting this worker's reply, by id. */
   readonly waiting: Map<number, (message: ToPrimary | undefined) => void>;
+  /** The current process's last answer to each topic it was asked. */
+  answered: Map<string, unknown>;
+  /** The last answers of the processes before it in this position, by topic ({@link WorkerGroup.predecessor}). */
+  predecessor: Record<string, unknown>;
 }
 
 type Phase = 'starting' | 'serving' | 'stopping';
@@ -103,6 +107,8 @@ export class Primary {
       failure: undefined,
       restartTimer: undefined,
       waiting: new Map(),
+      answered: new Map(),
+      predecessor: {},
     }));
   }
 
@@ -161,7 +167,7 @@ export class Primary {
   private receive(slot: Slot, worker: Worker, message: ToPrimary): void {
     switch (message.foghorn) {
       case 'hello':
-        this.send(worker, { foghorn: 'start', corefile: this.corefile });
+        this.send(worker, { foghorn: 'start', corefile: this.corefile, predecessor: slot.predecessor });
         return;
       case 'up':
         this.workerUp(slot, message.addresses);
@@ -215,6 +221,9 @@ export class Primary {
       process.stderr.write(`${slot.failure ?? `worker ${slot.index} (pid ${slot.pid}) ${howItEnded(code, signal)} before serving`}\n`);
       return this.end(1, 'SIGKILL');
     }
+    // The next process inherits these answers; a topic this one was never asked keeps what it inherited.
+    for (const [topic, value] of slot.answered) slot.predecessor[topic] = value;
+    slot.answered = new Map();
     const served = slot.upSince > 0 && Date.now() - slot.upSince >= RESTART_RESET_MS;
     slot.crashes = served ? 1 : slot.crashes + 1;
     slot.upSince = 0;
@@ -275,7 +284,10 @@ export class Primary {
               clearTimeout(timer);
               if (message?.foghorn !== 'reply') resolve({ worker: slot.index, error: `worker ${slot.index} ended` });
               else if (message.error !== undefined) resolve({ worker: slot.index, error: message.error });
-              else resolve({ worker: slot.index, value: message.value });
+              else {
+                slot.answered.set(topic, message.value);
+                resolve({ worker: slot.index, value: message.value });
+              }
             });
             this.send(slot.worker, { foghorn: 'question', id, topic });
           }),

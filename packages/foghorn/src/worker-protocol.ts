@@ -6,7 +6,8 @@
  *
  *   worker                          primary
  *     hello ───────────────────────▶
- *           ◀──────────────────────── start (the Corefile every worker serves)
+ *           ◀──────────────────────── start (the Corefile every worker serves; what the
+ *                                           process it replaces last answered)
  *     up (listeners) | failed ─────▶             after every `up`: zone lines, banner
  *     ask (topic) ─────────────────▶ question ──▶ every worker ──▶ reply ─┐
  *           ◀──────────────────────── answers (one per worker) ◀─────────┘
@@ -32,7 +33,8 @@ export type ToPrimary =
 
 /** What the primary sends to a worker. */
 export type ToWorker =
-  | { readonly foghorn: 'start'; readonly corefile: CorefileSource }
+  /** `predecessor`: the last answers, by topic, of the process this worker replaces ({@link WorkerGroup.predecessor}). */
+  | { readonly foghorn: 'start'; readonly corefile: CorefileSource; readonly predecessor: Readonly<Record<string, unknown>> }
   | { readonly foghorn: 'question'; readonly id: number; readonly topic: string }
   | { readonly foghorn: 'answers'; readonly id: number; readonly answers: WorkerAnswer[] }
   | { readonly foghorn: 'reload'; readonly id: number; readonly corefile: CorefileSource }

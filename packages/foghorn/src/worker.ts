@@ -23,6 +23,8 @@ export class WorkerLink implements WorkerGroup {
   private started: ((corefile: CorefileSource) => void) | undefined;
   /** The Corefile to serve: the primary's, replaced by each reload it orders. */
   corefile: CorefileSource | undefined;
+  /** The last answers of the process this one replaces, by topic (empty on a first start). */
+  private predecessorAnswers: Readonly<Record<string, unknown>> = {};
   /** Called for the primary's `reload` and `stop` orders (set by {@link runWorker}). */
   onReload: (corefile: CorefileSource) => Promise<string | undefined> = () => Promise.resolve('not serving yet');
   onStop: (graceful: boolean) => void = () => process.exit(0);
@@ -66,6 +68,10 @@ export class WorkerLink implements WorkerGroup {
     });
   }
 
+  predecessor(topic: string): unknown {
+    return this.predecessorAnswers[topic];
+  }
+
   reload(): Promise<Error | undefined> {
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -82,6 +88,7 @@ export class WorkerLink implements WorkerGroup {
     switch (message.foghorn) {
       case 'start':
         this.corefile = message.corefile;
+        this.predecessorAnswers = message.predecessor;
         this.started?.(message.corefile);
         this.started = undefined;
         return;

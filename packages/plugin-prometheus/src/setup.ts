@@ -87,7 +87,9 @@ export function setup(c: Controller): void {
   const address = options.address;
   const endpoint = metricsEndpoints(c).get(address.text, (text) => new MetricsEndpoint(text, c.registry, c.log, c.workers));
   // What this worker tells the one that was scraped (workers.ts); registering again replaces.
-  c.workers?.answer(METRICS_TOPIC, () => workerMetrics(c.registry));
+  // A restarted worker's answer includes its predecessor's counters (workers.ts).
+  const predecessor = c.workers?.predecessor(METRICS_TOPIC) as Parameters<typeof workerMetrics>[1];
+  c.workers?.answer(METRICS_TOPIC, () => workerMetrics(c.registry, predecessor));
   // Identifies this block's claim on the shared listener (see endpoint.ts).
   const owner = {};
 

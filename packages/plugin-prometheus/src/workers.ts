@@ -14,6 +14,13 @@
  *   it), so a restarted worker shows as a restart;
  * - prom-client's own choices stand for the rest (`nodejs_version_info`: the first;
  *   `nodejs_eventloop_lag_*`: average, min or max).
+ *
+ * A worker that died and was restarted would start its counters from zero, and the sum would go
+ * down, which Prometheus reads as a reset of the whole server's counter (its `rate()` then
+ * counts the remaining total again as new). So a restarted worker adds the counters and
+ * histograms its predecessor last reported ({@link WorkerGroup.predecessor}) to its own: the
+ * sums never go down. What the dead process counted after the last scrape is lost, as in
+ * a single process that dies.
  */
 import type { WorkerGroup } from '@foghorn/core';
 import { AggregatorRegistry } from 'prom-client';
@@ -42,9 +49,18 @@ export const sameInEveryWorker: ReadonlyMap<string, Aggregator> = new Map<string
   ['coredns_lighthouse_last_event_age_seconds', 'max'],
 ]);
 
-/** This worker's answer: its registry as JSON, marked with how each metric combines across workers. */
-export async function workerMetrics(registry: Registry): Promise<RegistryJson> {
-  const metrics = await registry.getMetricsAsJSON();
+/**
+ * This worker's answer: its registry as JSON, plus the counters and histograms of `predecessor`
+ * (the answer of the process this one replaced, if any), marked with how each metric combines
+ * across workers.
+ */
+export async function workerMetrics(registry: Registry, predecessor?: RegistryJson): Promise<RegistryJson> {
+  let metrics = await registry.getMetricsAsJSON();
+  if (predecessor !== undefined) {
+    // Gauges are the dead process's state, gone with it; counters and histograms are work done.
+    const carried = predecessor.filter((metric) => String(metric.type) === 'counter' || String(metric.type) === 'histogram');
+    metrics = await AggregatorRegistry.aggregate([metrics, carried]).getMetricsAsJSON();
+  }
   for (const metric of metrics) {
     const aggregator = sameInEveryWorker.get(metric.name) ?? (String(metric.type) === 'gauge' && metric.name.endsWith('_info') ? 'max' : undefined);
     if (aggregator !== undefined) metric.aggregator = aggregator;
