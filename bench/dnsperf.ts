@@ -10,7 +10,9 @@
  *   Debian's sources;
  * - knot, unbound: when installed, answering from a zone with a wildcard;
  * - relay: for forwarding scenarios instead of the above, a dgram relay that rewrites the ID and
- *   maps the upstream's reply back without decoding.
+ *   maps the upstream's reply back without decoding;
+ * - upstream: for forwarding scenarios, the upstream itself, asked directly: the latency a
+ *   forwarder adds is its tail against this one's.
  *
  * Every server runs pinned to BENCH_SERVER_CPUS (default core 0) and dnsperf to BENCH_CLIENT_CPUS
  * (default core 1), with this process, which drains the servers' output. Rounds are interleaved (round 1 of every server, then round 2, …) so a change
@@ -27,7 +29,7 @@
  * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_WORKERS_CPUS (the `workers`
  * scenario's cores, default BENCH_SERVER_CPUS,BENCH_CLIENT_CPUS), BENCH_DNSPERF_ARGS (more
  * dnsperf arguments: `-m tcp -c 16`), BENCH_PEERS (comma-separated names:
- * raw, naive, dns2, miekg, knot, unbound, relay; `none` for no peer), BENCH_CPU_PROF (a directory:
+ * raw, naive, dns2, miekg, knot, unbound, relay, upstream; `none` for no peer), BENCH_CPU_PROF (a directory:
  * Foghorn runs under `node --cpu-prof` and leaves `foghorn-<scenario>.cpuprofile` there),
  * BENCH_BASELINE (another built checkout, e.g. `git archive` of the commit before a change with
  * `node_modules` and `npm run build`: its Foghorn runs as one more server in the same rounds, so
@@ -242,10 +244,11 @@ async function unboundPeer(dir: string): Promise<Server> {
 
 const installed = (command: string): boolean => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 
-/** The peers for a scenario: forwarding ones get the relay, answering ones the rest. */
+/** The peers for a scenario: forwarding ones get the relay and the upstream itself, answering ones the rest. */
 function peersFor(setup: ScenarioSetup, dir: string): Array<[string, () => Promise<Server>]> {
+  const upstream = setup.upstream;
   const all: Array<[string, () => Promise<Server>]> =
-    setup.upstreamPort === undefined
+    upstream === undefined
       ? [
           ['raw', () => nodePeer('raw dgram (canned reply)', './peers/raw-responder.js')],
           ['naive', () => nodePeer('naive dgram + dns-packet', './naive-responder.js')],
@@ -254,7 +257,10 @@ function peersFor(setup: ScenarioSetup, dir: string): Array<[string, () => Promi
           ...(installed('knotd') ? [['knot', () => knotPeer(dir)] as [string, () => Promise<Server>]] : []),
           ...(installed('unbound') ? [['unbound', () => unboundPeer(dir)] as [string, () => Promise<Server>]] : []),
         ]
-      : [['relay', () => nodePeer('naive dgram relay', './peers/naive-relay.js', [String(setup.upstreamPort)])]];
+      : [
+          ['relay', () => nodePeer('naive dgram relay', './peers/naive-relay.js', [String(upstream.port)])],
+          ['upstream', () => Promise.resolve({ name: 'the upstream itself', port: upstream.port, process: upstream.process })],
+        ];
   return all.filter(([name]) => !onlyPeers || onlyPeers.includes(name));
 }
 

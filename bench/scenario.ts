@@ -3,6 +3,8 @@
  * load generator repeats. `run.ts` measures every `scenario-*.js` module next to the naive
  * responder in the same run; `dnsperf.ts` measures some of them with dnsperf next to its peers. A scenario module's default export is a {@link BenchScenario}.
  */
+import type { ChildProcess } from 'node:child_process';
+
 export interface ScenarioSetup {
   /** Corefile text; its first server block must listen on 127.0.0.1 with port 0. */
   readonly corefile: string;
@@ -15,10 +17,11 @@ export interface ScenarioSetup {
    */
   readonly queries?: readonly string[];
   /**
-   * Where a forwarding scenario's upstream listens on 127.0.0.1: bench:dnsperf points its
-   * relay peers at it, so the comparison is proxying against proxying.
+   * A forwarding scenario's upstream, listening on 127.0.0.1 `port`: bench:dnsperf points its
+   * relay peer at it, so the comparison is proxying against proxying, and measures the upstream
+   * itself, whose latency a forwarder's is held against.
    */
-  readonly upstreamPort?: number;
+  readonly upstream?: { readonly port: number; readonly process: ChildProcess };
   /**
    * Foghorn with other Corefiles, measured in the same rounds as `corefile` (bench:dnsperf): the
    * same chain without some plugins, so Foghorn's ratio to a variant is what those plugins cost.
