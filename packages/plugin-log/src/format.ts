@@ -266,35 +266,38 @@ function localAddress(server: string): string {
   return local;
 }
 
+/** Writes one part of a line at `pos`; returns the end. */
+type PartWriter = (buf: Buffer, pos: number, req: Request, reply: ReplySummary | null, durationNs: number) => number;
+
 /**
- * What each placeholder writes, as a statement of the generated writer (see
- * {@link compileWriter}), and the most bytes it can print. Everything but literals is ASCII by
- * construction (names come from core's `readName`, which escapes every other octet as `\DDD`).
+ * What each placeholder writes, and the most bytes it can print. Everything but literals is
+ * ASCII by construction (names come from core's `readName`, which escapes every other octet as
+ * `\DDD`).
  */
-const placeholderCode: Readonly<Record<Exclude<Part, Part.Literal>, { readonly code: string; readonly maxBytes: number }>> = {
-  [Part.Type]: { code: 'pos = putText(buf, pos, req.type);', maxBytes: 16 }, // TYPE65535, NSEC3PARAM
-  [Part.Name]: { code: 'pos = putText(buf, pos, req.qname);', maxBytes: 1024 }, // 255 octets, each at most `\DDD`
-  [Part.Class]: { code: 'pos = putText(buf, pos, req.class);', maxBytes: 16 }, // CLASS65535
-  [Part.Proto]: { code: 'pos = putText(buf, pos, req.transport);', maxBytes: 3 },
-  [Part.Remote]: { code: 'pos = putAddress(buf, pos, req.remoteAddress);', maxBytes: 66 }, // [IPv6%zone]
-  [Part.Local]: { code: 'pos = putText(buf, pos, localAddress(req.server));', maxBytes: 66 },
-  [Part.Port]: { code: 'pos = putUint(buf, pos, req.remotePort);', maxBytes: 5 },
-  [Part.Size]: { code: 'pos = putUint(buf, pos, req.raw.length);', maxBytes: 5 },
-  [Part.Id]: { code: 'pos = putUint(buf, pos, req.id);', maxBytes: 5 },
-  [Part.Opcode]: { code: 'pos = putUint(buf, pos, (req.flags >> 11) & 0xf);', maxBytes: 2 },
-  [Part.Do]: { code: 'pos = putBytes(buf, pos, req.dnssecOk ? TRUE : FALSE);', maxBytes: 5 },
-  [Part.Bufsize]: { code: 'pos = putUint(buf, pos, req.maxResponseSize);', maxBytes: 5 },
-  [Part.Rcode]: { code: 'pos = putRcode(buf, pos, reply);', maxBytes: 8 }, // NXDOMAIN, or an extended rcode's number
-  [Part.Rsize]: { code: 'pos = putUint(buf, pos, reply === null ? 0 : reply.size);', maxBytes: 16 }, // summed over a transfer's messages
-  [Part.Rflags]: { code: 'pos = putFlags(buf, pos, reply);', maxBytes: 22 },
-  [Part.Duration]: { code: 'pos = putSeconds(buf, pos, durationNs);', maxBytes: 32 },
+const partWriters: Readonly<Record<Exclude<Part, Part.Literal>, { readonly maxBytes: number; readonly write: PartWriter }>> = {
+  [Part.Type]: { maxBytes: 16, write: (buf, pos, req) => putText(buf, pos, req.type) }, // TYPE65535, NSEC3PARAM
+  [Part.Name]: { maxBytes: 1024, write: (buf, pos, req) => putText(buf, pos, req.qname) }, // 255 octets, each at most `\DDD`
+  [Part.Class]: { maxBytes: 16, write: (buf, pos, req) => putText(buf, pos, req.class) }, // CLASS65535
+  [Part.Proto]: { maxBytes: 3, write: (buf, pos, req) => putText(buf, pos, req.transport) },
+  [Part.Remote]: { maxBytes: 66, write: (buf, pos, req) => putAddress(buf, pos, req.remoteAddress) }, // [IPv6%zone]
+  [Part.Local]: { maxBytes: 66, write: (buf, pos, req) => putText(buf, pos, localAddress(req.server)) },
+  [Part.Port]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.remotePort) },
+  [Part.Size]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.raw.length) },
+  [Part.Id]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.id) },
+  [Part.Opcode]: { maxBytes: 2, write: (buf, pos, req) => putUint(buf, pos, (req.flags >> 11) & 0xf) },
+  [Part.Do]: { maxBytes: 5, write: (buf, pos, req) => putBytes(buf, pos, req.dnssecOk ? TRUE : FALSE) },
+  [Part.Bufsize]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.maxResponseSize) },
+  [Part.Rcode]: { maxBytes: 8, write: (buf, pos, _req, reply) => putRcode(buf, pos, reply) }, // NXDOMAIN, or an extended rcode's number
+  [Part.Rsize]: { maxBytes: 16, write: (buf, pos, _req, reply) => putUint(buf, pos, reply === null ? 0 : reply.size) }, // summed over a transfer's messages
+  [Part.Rflags]: { maxBytes: 22, write: (buf, pos, _req, reply) => putFlags(buf, pos, reply) },
+  [Part.Duration]: { maxBytes: 32, write: (buf, pos, _req, _reply, durationNs) => putSeconds(buf, pos, durationNs) },
   // No metadata plugin in Foghorn yet: CoreDNS prints the empty value for unset labels.
-  [Part.Metadata]: { code: 'buf[pos++] = DASH;', maxBytes: 1 },
+  [Part.Metadata]: { maxBytes: 1, write: (buf, pos) => ((buf[pos] = DASH), pos + 1) },
 };
 
 function maxLineBytes(parts: readonly FormatPart[]): number {
   let bytes = 0;
-  for (const part of parts) bytes += part.kind === Part.Literal ? part.bytes.length : placeholderCode[part.kind].maxBytes;
+  for (const part of parts) bytes += part.kind === Part.Literal ? part.bytes.length : partWriters[part.kind].maxBytes;
   return bytes;
 }
 
@@ -302,25 +305,39 @@ function maxLineBytes(parts: readonly FormatPart[]): number {
 const INLINE_LITERAL_BYTES = 32;
 
 /**
- * Generates the writer of one format: straight-line code, a statement per part, literals as
- * constant byte stores. A loop switching over the parts took 500–650 ns per default-format line
+ * A format's writer, generated: one statement per part, calling that part's writer, with the
+ * literals as constant byte stores. A loop over the parts took 500–650 ns per default-format line
  * (packages/plugin-log/bench/format.bench.ts), the generated writer about 200 ns: the loop's
- * dispatch and its byte-by-byte literal copies were most of a line.
+ * dispatch and its byte-by-byte literal copies were most of a line. Every format gets code of its
+ * own, so each call in it has one target, which V8 inlines; a chain of closures, one per part,
+ * was as fast for one format but not once several formats shared the closures' code.
  *
- * Only this module's own statements and numbers go into the source: a literal's bytes are
- * written as numbers, or copied from an array passed in, so no text of a format becomes code.
+ * The source holds only this function's statements and numbers: a literal's bytes are written
+ * as numbers, or copied from the array passed in, so no text of a format becomes code. Where
+ * code generation is turned off (`node --disallow-code-generation-from-strings`), the same part
+ * writers run in a loop.
  */
 function compileWriter(parts: readonly FormatPart[]): LineWriter {
-  const literals: Uint8Array[] = [];
-  const statements: string[] = [];
-  for (const part of parts) {
-    if (part.kind !== Part.Literal) statements.push(placeholderCode[part.kind].code);
-    else if (part.bytes.length > INLINE_LITERAL_BYTES) statements.push(`pos = putBytes(buf, pos, literals[${literals.push(part.bytes) - 1}]);`);
-    else if (part.bytes.length > 0) statements.push(`${Array.from(part.bytes, (byte, i) => `buf[pos + ${i}] = ${byte};`).join(' ')} pos += ${part.bytes.length};`);
+  const writers: PartWriter[] = parts.map((part) => {
+    if (part.kind !== Part.Literal) return partWriters[part.kind].write;
+    const bytes = part.bytes;
+    return (buf, pos) => putBytes(buf, pos, bytes);
+  });
+  const statements = parts.map((part, i) => {
+    const bytes = part.bytes;
+    if (part.kind !== Part.Literal || bytes.length > INLINE_LITERAL_BYTES) return `pos = w${i}(buf, pos, req, reply, durationNs);`;
+    return `${Array.from(bytes, (byte, at) => `buf[pos + ${at}] = ${byte};`).join(' ')} pos += ${bytes.length};`;
+  });
+  const bindings = writers.map((_, i) => `const w${i} = writers[${i}];`).join('\n');
+  try {
+    const source = `${bindings}\nreturn function writeLine(req, reply, durationNs, buf, pos) {\n${statements.join('\n')}\nreturn pos;\n};`;
+    return new Function('writers', source)(writers) as LineWriter;
+  } catch {
+    return (req, reply, durationNs, buf, pos) => {
+      for (const write of writers) pos = write(buf, pos, req, reply, durationNs);
+      return pos;
+    };
   }
-  const helpers = { putText, putBytes, putUint, putSeconds, putAddress, putRcode, putFlags, localAddress, TRUE, FALSE, DASH, literals };
-  const source = `return function writeLine(req, reply, durationNs, buf, pos) {\n${statements.join('\n')}\nreturn pos;\n};`;
-  return new Function(...Object.keys(helpers), source)(...Object.values(helpers)) as LineWriter;
 }
 
 /** Writes a string at `pos`; returns the end. ASCII byte by byte (short strings: cheaper than a native call), anything else as UTF-8. */

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Request } from '@foghorn/core';
@@ -152,6 +153,25 @@ test('any literal text stays text in the generated writer, long or short, framed
   const framed = compileFormat('{>id} {rcode}', { prefix: '[INFO] ', suffix: '\n' });
   assert.equal(formatLine(framed, req, null, 0), '[INFO] 5 -\n');
   assert.ok(framed.maxBytes >= '[INFO] 65535 NXDOMAIN\n'.length);
+});
+
+test('where code generation is turned off, a format writes the same lines', () => {
+  const query = makeQuery('Example.ORG.', 'AAAA', { id: 4242, udpSize: 1232 });
+  const reply = { rcode: 3, header: 0x8583, size: 77 };
+  const format = `${expandMacros('{combined}')} {local} {/label} ${'long literal '.repeat(4)}`;
+  const here = (file: string): string => new URL(file, import.meta.url).href;
+  const script = [
+    `const { compileFormat, formatLine } = await import(${JSON.stringify(here('../src/format.js'))});`,
+    `const { Request } = await import(${JSON.stringify(import.meta.resolve('@foghorn/core'))});`,
+    `const req = Request.fromWire(Buffer.from(${JSON.stringify(query.toString('base64'))}, 'base64'), 'tcp', '::1', 53000);`,
+    "req.server = 'dns://[::1]:1053';",
+    `process.stdout.write(formatLine(compileFormat(${JSON.stringify(format)}, { prefix: '[INFO] ', suffix: '!' }), req, ${JSON.stringify(reply)}, 1234));`,
+  ].join('\n');
+  const child = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(child.stderr, '');
+  const req = request(query, 'tcp', '::1', 53000);
+  assert.equal(child.stdout, formatLine(compileFormat(format, { prefix: '[INFO] ', suffix: '!' }), req, reply, 1234));
+  assert.match(child.stdout, /^\[INFO\] \[::1\]:53000 - 4242 "AAAA IN example\.org\. tcp \d+ false 65535" NXDOMAIN qr,aa,rd,ra 77 0\.000001234s "0" \[::1\] - (long literal ){4}!$/);
 });
 
 test('a batch buffer grown while the output made us wait is not kept once it drained', () => {
