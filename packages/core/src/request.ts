@@ -88,7 +88,7 @@ export class Request {
     this.id = header.id;
     this.flags = header.flags;
     this.name = header.name;
-    this.qname = header.name.toLowerCase();
+    this.qname = header.lowerName;
     this.qtype = header.qtype;
     this.qclass = header.qclass;
     this.hasEdns = header.hasEdns;

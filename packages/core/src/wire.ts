@@ -24,6 +24,8 @@ export interface QueryHeader {
   opcode: number;
   /** Question name as sent, in presentation form with a trailing dot. */
   name: string;
+  /** {@link QueryHeader.name} in lower case: the same string when the client sent no capital. */
+  lowerName: string;
   qtype: number;
   qclass: number;
   /** Byte offset just past the question. */
@@ -61,6 +63,7 @@ export function emptyHeader(): QueryHeader {
     flags: 0,
     opcode: 0,
     name: '.',
+    lowerName: '.',
     qtype: 0,
     qclass: 0,
     questionEnd: HEADER_LENGTH,
@@ -139,6 +142,8 @@ function readQuestion(buf: Uint8Array, out: QueryHeader): boolean {
   const end = nameEndOffset;
   if (end + 4 > buf.length) return false;
   out.name = name;
+  // Most names arrive in lower case: then there is nothing to convert (toLowerCase scans anyway).
+  out.lowerName = nameHasCapitals ? name.toLowerCase() : name;
   out.qtype = (buf[end]! << 8) | buf[end + 1]!;
   out.qclass = (buf[end + 2]! << 8) | buf[end + 3]!;
   out.questionEnd = end + 4;
@@ -147,6 +152,8 @@ function readQuestion(buf: Uint8Array, out: QueryHeader): boolean {
 
 /** Offset just past the name read by the last {@link readName} call (avoids a result object). */
 let nameEndOffset = 0;
+/** Whether the name read by the last {@link readName} call has a capital letter (A to Z). */
+let nameHasCapitals = false;
 /**
  * The presentation text of the name being read, written byte by byte and made a string once: one
  * native call per name instead of one per label and the concatenations. A label octet is at most
@@ -167,6 +174,7 @@ export function readName(buf: Uint8Array, start: number): string | null {
   // A pointer must point strictly backwards, so following at most length/2 pointers is enough
   // to detect every loop.
   let jumps = 0;
+  let capitals = false;
   for (;;) {
     if (offset >= buf.length) return null;
     const length = buf[offset]!;
@@ -190,7 +198,10 @@ export function readName(buf: Uint8Array, start: number): string | null {
     if (wireLength > MAX_NAME_LENGTH) return null;
     for (let i = offset + 1; i < labelEnd; i++) {
       const c = buf[i]!;
-      if (c > 0x20 && c < 0x7f && c !== 0x2e && c !== 0x5c) nameText[text++] = c;
+      if (c > 0x20 && c < 0x7f && c !== 0x2e && c !== 0x5c) {
+        nameText[text++] = c;
+        if (c <= 0x5a && c >= 0x41) capitals = true;
+      }
       else if (c === 0x2e || c === 0x5c) {
         nameText[text++] = 0x5c;
         nameText[text++] = c;
@@ -205,6 +216,7 @@ export function readName(buf: Uint8Array, start: number): string | null {
     offset = labelEnd;
   }
   nameEndOffset = end < 0 ? offset : end;
+  nameHasCapitals = capitals;
   return text === 0 ? '.' : nameText.toString('latin1', 0, text);
 }
 

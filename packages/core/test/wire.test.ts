@@ -12,9 +12,24 @@ test('a plain query is read without dns-packet: id, name with case, type, class'
   assert.equal(readQuery(query(), header), Verdict.Accept);
   assert.equal(header.id, 4242);
   assert.equal(header.name, 'Www.Example.org.');
+  assert.equal(header.lowerName, 'www.example.org.');
   assert.equal(header.qtype, 28);
   assert.equal(header.qclass, 1);
   assert.equal(header.hasEdns, false);
+});
+
+test('the lower-case name: converted only when a label has a capital; escapes and other bytes stay', () => {
+  const header = emptyHeader();
+  const read = (name: string): [string, string] => {
+    assert.equal(readQuery(query({ questions: [{ type: 'A', name, class: 'IN' }] }), header), Verdict.Accept);
+    return [header.name, header.lowerName];
+  };
+  assert.deepEqual(read('www.example.org'), ['www.example.org.', 'www.example.org.']);
+  assert.deepEqual(read('a.Z'), ['a.Z.', 'a.z.']);
+  assert.deepEqual(read('@[`{.x'), ['@[`{.x.', '@[`{.x.'], 'the bytes next to A and Z are not capitals');
+  assert.deepEqual(read('wWw.EXAMPLE.org'), ['wWw.EXAMPLE.org.', 'www.example.org.']);
+  // The previous name had capitals: the flag belongs to each name.
+  assert.deepEqual(read('plain.org'), ['plain.org.', 'plain.org.']);
 });
 
 test('the OPT record gives size, version, DO and the options worth echoing', () => {
