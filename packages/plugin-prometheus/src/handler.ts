@@ -52,11 +52,6 @@ function typeSlot(qtype: number): number {
   return qtype < 256 ? typeSlots[qtype]! : OTHER;
 }
 
-/** The `type` label for a query type number. */
-export function typeLabel(qtype: number): string {
-  return typeLabels[typeSlot(qtype)]!;
-}
-
 /** Rcodes are 12 bits with EDNS's extension: an array of every one is a dense array. */
 const RCODES = 4096;
 
