@@ -123,6 +123,7 @@ test('queries over UDP and TCP are counted with CoreDNS names, types, help, labe
   for (let i = 0; i < udpQueries; i++) await query(dns, 'www.example.org', 'A');
   for (let i = 0; i < tcpQueries; i++) await query(dns, 'example.org', 'AAAA', { transport: 'tcp' });
   await query(dns, 'example.org', 'HINFO'); // not a monitored type: `other`
+  await query(dns, 'example.org', 'CAA'); // type 257, above the table of monitored types: `other`
   await query(dns, 'example.org', 'TXT', { dnssecOk: true });
   const expo = await scrape(metricsPort(srv.server));
 
@@ -147,9 +148,9 @@ test('queries over UDP and TCP are counted with CoreDNS names, types, help, labe
   for (const s of requests) assert.deepEqual(Object.keys(s.labels).sort(), ['family', 'proto', 'server', 'type', 'view', 'zone']);
   assert.equal(value(expo, 'coredns_dns_requests_total', { ...site, proto: 'udp', family: '1', type: 'A' }), udpQueries);
   assert.equal(value(expo, 'coredns_dns_requests_total', { ...site, proto: 'tcp', family: '1', type: 'AAAA' }), tcpQueries);
-  assert.equal(value(expo, 'coredns_dns_requests_total', { ...site, proto: 'udp', family: '1', type: 'other' }), 1);
+  assert.equal(value(expo, 'coredns_dns_requests_total', { ...site, proto: 'udp', family: '1', type: 'other' }), 2);
   assert.equal(value(expo, 'coredns_dns_requests_total', { ...site, proto: 'udp', family: '1', type: 'TXT' }), 1);
-  const total = udpQueries + tcpQueries + 2;
+  const total = udpQueries + tcpQueries + 3;
 
   assert.equal(value(expo, 'coredns_dns_responses_total', { ...site, rcode: 'NOERROR', plugin: 'whoami' }), total, 'whoami wrote every reply');
   assert.equal(value(expo, 'coredns_dns_do_requests_total', site), 1);
@@ -169,14 +170,14 @@ test('queries over UDP and TCP are counted with CoreDNS names, types, help, labe
   assert.deepEqual(sizeBuckets.map(String), sizeBounds.slice(0, -1));
   for (const metric of ['coredns_dns_request_size_bytes', 'coredns_dns_response_size_bytes']) {
     assert.deepEqual(select(expo, `${metric}_bucket`, { ...site, proto: 'udp' }).map((s) => s.labels.le), sizeBounds);
-    assert.equal(value(expo, `${metric}_count`, { ...site, proto: 'udp' }), udpQueries + 2);
+    assert.equal(value(expo, `${metric}_count`, { ...site, proto: 'udp' }), udpQueries + 3);
     assert.equal(value(expo, `${metric}_count`, { ...site, proto: 'tcp' }), tcpQueries);
   }
   // The request size is the query's length on the wire.
   const udpRequestBytes =
-    udpQueries * makeQuery('www.example.org', 'A').length + makeQuery('example.org', 'HINFO').length + makeQuery('example.org', 'TXT', { dnssecOk: true }).length;
+    udpQueries * makeQuery('www.example.org', 'A').length + makeQuery('example.org', 'HINFO').length + makeQuery('example.org', 'CAA').length + makeQuery('example.org', 'TXT', { dnssecOk: true }).length;
   assert.equal(value(expo, 'coredns_dns_request_size_bytes_sum', { ...site, proto: 'udp' }), udpRequestBytes);
-  assert.equal(value(expo, 'coredns_dns_request_size_bytes_bucket', { ...site, proto: 'udp', le: '100' }), udpQueries + 2);
+  assert.equal(value(expo, 'coredns_dns_request_size_bytes_bucket', { ...site, proto: 'udp', le: '100' }), udpQueries + 3);
   assert.ok(value(expo, 'coredns_dns_response_size_bytes_sum', { ...site, proto: 'tcp' }) > 0);
 
   // One row per handler of the block, labelled with its listener (bind included).
