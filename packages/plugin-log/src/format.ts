@@ -351,7 +351,7 @@ function putText(buf: Buffer, pos: number, text: string): number {
 }
 
 /** Copies `bytes` to `pos`; returns the end. A loop, for the same reason as {@link putText}. */
-export function putBytes(buf: Buffer, pos: number, bytes: Uint8Array): number {
+function putBytes(buf: Buffer, pos: number, bytes: Uint8Array): number {
   for (let i = 0; i < bytes.length; i++) buf[pos++] = bytes[i]!;
   return pos;
 }

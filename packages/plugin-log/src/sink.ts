@@ -95,14 +95,6 @@ export class LineBatcher implements LineOutput {
     }
   }
 
-  /** Queues one line given as text (no trailing newline). */
-  write(line: string): void {
-    const buf = this.reserve(3 * line.length + 1);
-    const end = this.used + buf.write(line, this.used, 'utf8');
-    buf[end] = 0x0a;
-    this.commit(end + 1);
-  }
-
   /** Writes whatever is waiting, now. */
   flush(): void {
     if (this.used === 0) return;

@@ -6,6 +6,7 @@ import { makeQuery } from '@foghorn/testkit';
 import { COMBINED_LOG_FORMAT } from '@foghorn/plugin-log';
 import { compileFormat, expandMacros, flagsToString, formatLine, formatSeconds } from '../src/format.js';
 import { LineBatcher } from '../src/sink.js';
+import type { LineOutput } from '../src/sink.js';
 
 /** A Request as the listener would build it, for formatting without sockets. */
 function request(wire: Buffer, transport: 'udp' | 'tcp', address: string, port: number): Request {
@@ -65,6 +66,14 @@ test('unknown rcodes print as their number', () => {
   assert.equal(formatLine(compileFormat('{rcode}'), req, { rcode: 12, header: 0x800c, size: 12 }, 0), '12');
 });
 
+/** Writes one line through {@link LineOutput}, as the log handler does. */
+function put(out: LineOutput, line: string): void {
+  const bytes = Buffer.from(`${line}\n`);
+  const buf = out.reserve(bytes.length);
+  bytes.copy(buf, out.used);
+  out.commit(out.used + bytes.length);
+}
+
 /** A batcher over an output that records chunks as text and answers `accept()`. */
 function batcherFor(chunks: string[], maxBytes?: number, accept: () => boolean = () => true): LineBatcher {
   return new LineBatcher({ write: (chunk) => (chunks.push(chunk.toString()), accept()), holds: () => false }, maxBytes);
@@ -73,8 +82,8 @@ function batcherFor(chunks: string[], maxBytes?: number, accept: () => boolean =
 test('the batcher writes nothing until the next turn, then every waiting line in one chunk', async () => {
   const chunks: string[] = [];
   const batcher = batcherFor(chunks);
-  batcher.write('[INFO] one');
-  batcher.write('[INFO] two');
+  put(batcher, '[INFO] one');
+  put(batcher, '[INFO] two');
   assert.deepEqual(chunks, []);
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(chunks, ['[INFO] one\n[INFO] two\n']);
@@ -83,9 +92,9 @@ test('the batcher writes nothing until the next turn, then every waiting line in
 test('the batcher flushes early when its limit is reached and on demand', () => {
   const chunks: string[] = [];
   const batcher = batcherFor(chunks, 10);
-  batcher.write('0123456789');
+  put(batcher, '0123456789');
   assert.deepEqual(chunks, ['0123456789\n']);
-  batcher.write('x');
+  put(batcher, 'x');
   batcher.flush();
   assert.deepEqual(chunks, ['0123456789\n', 'x\n']);
 });
@@ -94,9 +103,9 @@ test('the batcher holds lines while the output asks to wait, and sends them on d
   const chunks: string[] = [];
   let accept = false;
   const batcher = batcherFor(chunks, undefined, () => accept);
-  batcher.write('a');
+  put(batcher, 'a');
   batcher.flush();
-  batcher.write('b');
+  put(batcher, 'b');
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(chunks, ['a\n']);
   accept = true;
@@ -109,12 +118,12 @@ test('a line longer than the batch buffer gets a bigger one, and lines written w
   let accept = true;
   const batcher = batcherFor(chunks, 16, () => accept);
   const long = 'ä'.repeat(5000);
-  batcher.write('short');
-  batcher.write(long);
+  put(batcher, 'short');
+  put(batcher, long);
   assert.deepEqual(chunks, ['short\n', `${long}\n`]);
   accept = false;
-  batcher.write('x');
-  for (let i = 0; i < 3000; i++) batcher.write(`line ${i}`);
+  put(batcher, 'x');
+  for (let i = 0; i < 3000; i++) put(batcher, `line ${i}`);
   // The first chunk past the limit was refused; everything after it waits for drain, in one chunk.
   const refused = chunks.length;
   accept = true;
@@ -126,9 +135,9 @@ test('a line longer than the batch buffer gets a bigger one, and lines written w
 test('a batch the output still holds is not written over', () => {
   const held: Buffer[] = [];
   const batcher = new LineBatcher({ write: (chunk) => (held.push(chunk), true), holds: () => true });
-  batcher.write('first');
+  put(batcher, 'first');
   batcher.flush();
-  batcher.write('second');
+  put(batcher, 'second');
   batcher.flush();
   assert.deepEqual(held.map(String), ['first\n', 'second\n']);
 });
@@ -178,13 +187,13 @@ test('a batch buffer grown while the output made us wait is not kept once it dra
   const chunks: string[] = [];
   let accept = false;
   const batcher = batcherFor(chunks, 16, () => accept);
-  batcher.write('first');
+  put(batcher, 'first');
   batcher.flush();
-  for (let i = 0; i < 2000; i++) batcher.write(`waiting line ${i}`);
+  for (let i = 0; i < 2000; i++) put(batcher, `waiting line ${i}`);
   accept = true;
   batcher.drained();
   const grown = (batcher as unknown as { buf: Buffer }).buf.length;
-  batcher.write('after');
+  put(batcher, 'after');
   batcher.flush();
   assert.ok(grown < 4096, `buffer of ${grown} bytes kept`);
   assert.equal(chunks.at(-1), 'after\n');
