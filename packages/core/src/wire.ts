@@ -201,8 +201,7 @@ export function readName(buf: Uint8Array, start: number): string | null {
       if (c > 0x20 && c < 0x7f && c !== 0x2e && c !== 0x5c) {
         nameText[text++] = c;
         if (c <= 0x5a && c >= 0x41) capitals = true;
-      }
-      else if (c === 0x2e || c === 0x5c) {
+      } else if (c === 0x2e || c === 0x5c) {
         nameText[text++] = 0x5c;
         nameText[text++] = c;
       } else {
