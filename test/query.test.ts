@@ -34,6 +34,17 @@ test('-query answers a lighthouse name of Corefile.example from the clusterset m
   assert.match(srv.stdout, /;; ANSWER SECTION:\n(web\.shop\.svc\.clusterset\.local\.\t5\tIN\tSRV\t0 50 8080 web-\d\.cluster\d\.web\.shop\.svc\.clusterset\.local\.\n){3}\n/);
 });
 
+test('-query runs the same chain where code generation is turned off', async () => {
+  // Chain links and log formats are generated code; under this hardening flag both fall back to
+  // shared code (core's link, log's compileWriter), and the query takes the same path.
+  const env = { ...process.env, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --disallow-code-generation-from-strings` };
+  const result = await runCli(['-conf', 'Corefile.example', '-query', 'whoami.example.org'], { env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^;; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: \d+\n/);
+  assert.ok(result.stdout.includes('\n;; PATH: prometheus -> errors -> log -> whoami\n;; WRITTEN BY: whoami\n'), result.stdout);
+  assert.match(result.stderr, /\[INFO\] 127\.0\.0\.1:53000 - \d+ "A IN whoami\.example\.org\. udp \d+ false 1232" NOERROR qr,aa,rd \d+ \d+(\.\d+)?s\n/);
+});
+
 test('-query follows a fallthrough to forward, which asks the upstream', async (t) => {
   const upstream = await upstreamFor(t, (q) => [reply(q, { answers: [rr(`${q.questions[0]!.name}. 30 IN A 192.0.2.53`)] })]);
   const path = corefile(t, `.:0 {\n    bind 127.0.0.1\n    hosts {\n        192.0.2.1 local.test\n        fallthrough\n    }\n    forward . 127.0.0.1:${upstream.port}\n}\n`);

@@ -54,7 +54,7 @@ export interface QueryOutcome {
 
 /**
  * A request that remembers every plugin the chain hands it to: each link of a chain sets
- * `req.handler` before calling its plugin (core's `NamedLink`), so an accessor sees the path
+ * `req.handler` before calling its plugin (core's `link`), so an accessor sees the path
  * without the chain knowing it is traced.
  */
 class TracedRequest extends Request {
