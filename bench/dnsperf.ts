@@ -20,13 +20,16 @@
  * steady-rate run (BENCH_TAIL_QPS, default 10,000 QPS) then gives the tail: p99 and p99.9, and
  * for Foghorn the event loop's delay and GC pauses seen from inside (bench/peers/loop-stats.ts,
  * preloaded; the product has no such code), and for every server the CPU time the hypervisor
- * took from the server's cores meanwhile ("steal", /proc/stat), which no server can help.
+ * took from the server's cores meanwhile ("steal", /proc/stat), which no server can help. Tail
+ * runs are interleaved rounds too (BENCH_TAIL_ROUNDS): a tail is what a few stalls of the
+ * machine make it, so one run per server compared servers by their luck. Each server's row shows
+ * its run of median p99, whole, so its p99.9, steal and loop figures belong together.
  *
  * Scenarios are the `scenario-*.js` modules `npm run bench` uses; pass names to run some:
  * `npm run bench:dnsperf -- whoami forward`. `workers` is whoami under `-workers 2`, and
  * `kubernetes` needs a scenario-kubernetes module: each runs when Foghorn has it.
  * Environment: BENCH_SECONDS (per round, default 5), BENCH_ROUNDS (default 3), BENCH_TAIL_QPS,
- * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_WORKERS_CPUS (the `workers`
+ * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_TAIL_ROUNDS (default 3), BENCH_WORKERS_CPUS (the `workers`
  * scenario's cores, default BENCH_SERVER_CPUS,BENCH_CLIENT_CPUS), BENCH_DNSPERF_ARGS (more
  * dnsperf arguments: `-m tcp -c 16`), BENCH_PEERS (comma-separated names:
  * raw, naive, dns2, miekg, knot, unbound, relay, upstream; `none` for no peer), BENCH_CPU_PROF (a directory:
@@ -55,6 +58,7 @@ const roundSeconds = Number(env['BENCH_SECONDS'] ?? 5);
 const rounds = Number(env['BENCH_ROUNDS'] ?? 3);
 const tailQps = Number(env['BENCH_TAIL_QPS'] ?? 10_000);
 const tailSeconds = Number(env['BENCH_TAIL_SECONDS'] ?? 5);
+const tailRounds = Number(env['BENCH_TAIL_ROUNDS'] ?? 3);
 const serverCpus = env['BENCH_SERVER_CPUS'] ?? '0';
 const clientCpus = env['BENCH_CLIENT_CPUS'] ?? '1';
 const onlyPeers = env['BENCH_PEERS']?.split(',');
@@ -336,6 +340,14 @@ async function dnsperf(server: Server, queryFile: string, args: readonly string[
   };
 }
 
+/** One steady-rate run of a server. */
+interface Tail {
+  result: RunResult;
+  /** CPU time the hypervisor took from the server's cores during the run, ms. */
+  stealMs: number;
+  loop: LoopStats | undefined;
+}
+
 interface Row {
   scenario: string;
   server: string;
@@ -404,7 +416,7 @@ try {
   const help = spawnSync('dnsperf', ['-h'], { encoding: 'utf8' });
   const dnsperfVersion = /Version (\S+)/.exec(`${help.stdout}${help.stderr}`)?.[1] ?? '?';
   console.error(
-    `dnsperf ${dnsperfVersion}, ${roundSeconds} s rounds × ${rounds} interleaved (median), tail at ${tailQps} QPS for ${tailSeconds} s; ` +
+    `dnsperf ${dnsperfVersion}, ${roundSeconds} s rounds × ${rounds} interleaved (median), tail at ${tailQps} QPS for ${tailSeconds} s × ${tailRounds} interleaved (median p99); ` +
       `server on CPU ${serverCpus}, dnsperf on CPU ${clientCpus}; node ${process.versions.node}; load ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`,
   );
   for (const run of plannedRuns()) {
@@ -445,13 +457,23 @@ try {
         return { scenario: run.label, server: server.name, result };
       });
       if (tailSeconds > 0) {
+        const stealCpus = cpuList(run.cpus ?? serverCpus);
+        const tails = new Map<Server, Tail[]>(servers.map((server) => [server, []]));
+        for (let round = 0; round < tailRounds; round++) {
+          for (const server of servers) {
+            server.loopStats?.start();
+            const steal = stealMs(stealCpus);
+            const result = await dnsperf(server, queryFile, ['-l', String(tailSeconds), '-Q', String(tailQps)], dir);
+            const tail: Tail = { result, stealMs: stealMs(stealCpus) - steal, loop: await server.loopStats?.read() };
+            tails.get(server)!.push(tail);
+            console.error(`${run.label} tail ${round + 1}: ${server.name} p99 ${fmt(result.p99Ms, 3)} ms, p99.9 ${fmt(result.p999Ms, 3)} ms, steal ${fmt(tail.stealMs, 0)} ms`);
+          }
+        }
         for (const [i, server] of servers.entries()) {
-          server.loopStats?.start();
-          const stealCpus = cpuList(run.cpus ?? serverCpus);
-          const steal = stealMs(stealCpus);
-          medians[i]!.tail = await dnsperf(server, queryFile, ['-l', String(tailSeconds), '-Q', String(tailQps)], dir);
-          medians[i]!.tailStealMs = stealMs(stealCpus) - steal;
-          const loop = await server.loopStats?.read();
+          const runs = tails.get(server)!.sort((a, b) => a.result.p99Ms - b.result.p99Ms);
+          const { result, stealMs: steal, loop } = runs[Math.floor(runs.length / 2)]!;
+          medians[i]!.tail = result;
+          medians[i]!.tailStealMs = steal;
           if (loop) medians[i]!.loop = loop;
         }
       }
@@ -466,7 +488,7 @@ try {
     }
   }
   const loadAfter = loadavg();
-  console.log(`dnsperf ${dnsperfVersion}; ${roundSeconds} s rounds × ${rounds}, interleaved, medians; tail: -Q ${tailQps} for ${tailSeconds} s`);
+  console.log(`dnsperf ${dnsperfVersion}; ${roundSeconds} s rounds × ${rounds}, interleaved, medians; tail: -Q ${tailQps} for ${tailSeconds} s × ${tailRounds}, interleaved, the run of median p99`);
   console.log(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}\n`);
   console.log(table(rows));
 } finally {
