@@ -11,6 +11,8 @@
  * - knot, unbound: when installed, answering from a zone with a wildcard;
  * - relay: for forwarding scenarios instead of the above, a dgram relay that rewrites the ID and
  *   maps the upstream's reply back without decoding;
+ * - dnsdist: for forwarding scenarios, when installed, PowerDNS's dnsdist forwarding to the same
+ *   upstream (C++, no packet cache);
  * - upstream: for forwarding scenarios, the upstream itself, asked directly: the latency a
  *   forwarder adds is its tail against this one's.
  *
@@ -32,7 +34,7 @@
  * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_TAIL_ROUNDS (default 3), BENCH_WORKERS_CPUS (the `workers`
  * scenario's cores, default BENCH_SERVER_CPUS,BENCH_CLIENT_CPUS), BENCH_DNSPERF_ARGS (more
  * dnsperf arguments: `-m tcp -c 16`), BENCH_PEERS (comma-separated names:
- * raw, naive, dns2, miekg, knot, unbound, relay, upstream; `none` for no peer), BENCH_CPU_PROF (a directory:
+ * raw, naive, dns2, miekg, knot, unbound, relay, dnsdist, upstream; `none` for no peer), BENCH_CPU_PROF (a directory:
  * Foghorn runs under `node --cpu-prof` and leaves `foghorn-<scenario>.cpuprofile` there),
  * BENCH_BASELINE (another built checkout, e.g. `git archive` of the commit before a change with
  * `node_modules` and `npm run build`: its Foghorn runs as one more server in the same rounds, so
@@ -246,6 +248,22 @@ async function unboundPeer(dir: string): Promise<Server> {
   return { name: 'unbound', port, process: child };
 }
 
+/**
+ * dnsdist (PowerDNS's DNS load balancer, C++) forwarding to the scenario's upstream: a production
+ * forwarder as a peer of forward, with no packet cache (dnsdist has one only when configured).
+ * One backend whose health is checked hourly, so probes do not count; no security polling.
+ */
+async function dnsdistPeer(dir: string, upstreamPort: number): Promise<Server> {
+  const port = await freePort();
+  const config = join(dir, 'dnsdist.conf');
+  writeFileSync(config, [`setLocal('127.0.0.1:${port}')`, "setSecurityPollSuffix('')", `newServer({ address = '127.0.0.1:${upstreamPort}', checkInterval = 3600 })`, ''].join('\n'));
+  const child = pinned('dnsdist', ['--supervised', '--disable-syslog', '-C', config]);
+  child.stdout!.resume();
+  child.stderr!.resume();
+  await answers(port, child);
+  return { name: 'dnsdist', port, process: child };
+}
+
 const installed = (command: string): boolean => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 
 /** The peers for a scenario: forwarding ones get the relay and the upstream itself, answering ones the rest. */
@@ -263,6 +281,7 @@ function peersFor(setup: ScenarioSetup, dir: string): Array<[string, () => Promi
         ]
       : [
           ['relay', () => nodePeer('naive dgram relay', './peers/naive-relay.js', [String(upstream.port)])],
+          ...(installed('dnsdist') ? [['dnsdist', () => dnsdistPeer(dir, upstream.port)] as [string, () => Promise<Server>]] : []),
           ['upstream', () => Promise.resolve({ name: 'the upstream itself', port: upstream.port, process: upstream.process })],
         ];
   return all.filter(([name]) => !onlyPeers || onlyPeers.includes(name));

@@ -20,6 +20,7 @@ import { randomFillSync } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import tls from 'node:tls';
+import { WaiterTable } from './waiters.js';
 import { answersQuestion, readId, withId } from './wire.js';
 
 /** Pool settings shared by every transport of one upstream. */
@@ -99,7 +100,8 @@ interface UdpWaiter {
  * before their deadline, and each sweep times out what is due and re-arms for the next deadline.
  */
 class UdpConn {
-  readonly waiters = new Map<number, UdpWaiter>();
+  /** By ID; not a Map (waiters.ts says why). */
+  readonly waiters = new WaiterTable<UdpWaiter>(MAX_UDP_IN_FLIGHT);
   sweepTimer: NodeJS.Timeout | undefined;
   /** When {@link sweepTimer} is due, Infinity when unarmed. */
   sweepAt = Infinity;
@@ -233,7 +235,7 @@ export class UdpPool {
     conn.sweepAt = Infinity;
     const now = performance.now();
     let next = Infinity;
-    for (const [id, waiter] of conn.waiters) {
+    for (const [id, waiter] of conn.waiters.entries()) {
       if (waiter.deadline <= now) {
         conn.waiters.delete(id);
         waiter.reject(timeoutError('udp', conn.where));
@@ -264,7 +266,7 @@ export class UdpPool {
     if (conn.idleTimer !== undefined) clearTimeout(conn.idleTimer);
     this.stopSweep(conn);
     this.conns = this.conns.filter((c) => c !== conn);
-    for (const waiter of conn.waiters.values()) {
+    for (const [, waiter] of conn.waiters.entries()) {
       waiter.reject(error ?? new Error(`read udp ${conn.where}: use of closed network connection`));
     }
     conn.waiters.clear();
