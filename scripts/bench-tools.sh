@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The programs `npm run bench:dnsperf` runs besides Node, installed from Debian's packages when
 # missing: the load generator, CPU pinning, and the Go toolchain with miekg/dns for the Go peer
-# (built in GOPATH mode from Debian's sources: no Go module proxy needed). knot and unbound are
-# measured when installed, never installed here.
+# (built in GOPATH mode from Debian's sources: no Go module proxy needed). knot, unbound and
+# dnsdist are measured when installed, never installed here.
 set -euo pipefail
 
 missing=()
