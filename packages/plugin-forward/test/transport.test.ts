@@ -138,6 +138,29 @@ test('expire closes idle upstream connections, and the next query opens new ones
   assert.equal(await metric(server, 'coredns_proxy_conn_cache_misses_total', { proto: 'tcp' }), 2);
 });
 
+test('expire closes an idle UDP socket, counted from its last query', async (t) => {
+  const upstream = await startUpstream();
+  t.after(() => upstream.close());
+  const forwards: Forward[] = [];
+  const server = await startServer(`.:0 {\n bind 127.0.0.1\n forward . ${upstream.address} {\n expire 1s\n }\n}\n`, {
+    directives: directivesOf(bind, createForwardPlugin({ onForward: (f) => forwards.push(f) })),
+  });
+  t.after(() => server.close());
+  const proxy = forwards[0]?.proxies[0];
+  assert.ok(proxy);
+  await query({ port: server.port() }, 'example.org', 'A');
+  assert.equal(proxy.openConnections, 1);
+  // Used again before it expires: its expiry counts from this query, not from the first.
+  await delay(600);
+  await query({ port: server.port() }, 'example.org', 'A');
+  await delay(600);
+  assert.equal(proxy.openConnections, 1, 'idle for 600 ms of 1 s: still open');
+  await eventually(() => proxy.openConnections === 0);
+  await query({ port: server.port() }, 'example.org', 'A');
+  assert.equal(proxy.openConnections, 1, 'the next query opens a new socket');
+  assert.equal(upstream.udpPorts.size, 2);
+});
+
 test('max_idle_conns caps the idle TCP connections kept', async (t) => {
   const upstream = await upstreamFor(t, async (q, transport, raw) => {
     await delay(30);
