@@ -13,7 +13,7 @@ import type { CounterCell, HistogramCell } from '@foghorn/core';
 import { DohClient } from './doh.js';
 import type { ForwardMetrics } from './metrics.js';
 import { StreamPool, UdpPool } from './transport.js';
-import type { PoolOptions } from './transport.js';
+import type { PoolOptions, ReplyWaiter } from './transport.js';
 import type { Upstream } from './upstream.js';
 import type { TlsFiles } from './setup.js';
 
@@ -133,14 +133,18 @@ export class Proxy {
   }
 
   /**
-   * Sends the client's `query` (its ID is replaced) and resolves with the upstream's reply, which
-   * carries the proxy's ID. `question` is the query's question bytes, for matching. The caller
-   * reports the time it took with {@link observe}: one promise per query, not one per layer.
+   * Sends the client's `query` (its ID is replaced) and tells `waiter` the upstream's reply, which
+   * carries the proxy's ID, or the failure; never from inside this call. The waiter's question is
+   * matched against the reply, its deadline bounds a UDP read and `timeoutMs` a TCP, TLS or
+   * HTTPS one. The caller reports the time it took with {@link observe}.
    */
-  exchange(query: Uint8Array, question: Uint8Array, transport: WireTransport, timeoutMs: number): Promise<Buffer> {
-    if (this.doh !== undefined) return this.doh.exchange(query, question, timeoutMs);
-    if (transport === 'udp' && this.udp !== undefined) return this.udp.exchange(query, question, timeoutMs);
-    return (this.stream as StreamPool).exchange(query, question, timeoutMs);
+  exchange(query: Uint8Array, transport: WireTransport, timeoutMs: number, waiter: ReplyWaiter): void {
+    if (this.doh === undefined && transport === 'udp' && this.udp !== undefined) return this.udp.send(query, waiter);
+    const reply = this.doh !== undefined ? this.doh.exchange(query, waiter.question, timeoutMs) : (this.stream as StreamPool).exchange(query, waiter.question, timeoutMs);
+    reply.then(
+      (wire) => waiter.resolve(wire),
+      (error: Error) => waiter.reject(error),
+    );
   }
 
   /**

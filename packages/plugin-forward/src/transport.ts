@@ -85,12 +85,19 @@ function socketError(op: string, proto: string, where: string, error: Error): Er
   return new Error(`${op} ${proto} ${where}: ${reason}`, { cause: error });
 }
 
-/** A query in flight on a UDP socket; the socket's sweep times it out (see {@link UdpConn}). */
-interface UdpWaiter {
+/**
+ * A query in flight, told of its reply or failure. On a UDP socket the socket's sweep times it
+ * out (see {@link UdpConn}); its calls come from the socket's events, timers and `close`, never
+ * from inside {@link UdpPool.send}.
+ */
+export interface ReplyWaiter {
+  /** The query's question bytes: a reply must carry the same. */
   readonly question: Uint8Array;
   /** When its read timeout runs out, in `performance.now()` time. */
   readonly deadline: number;
+  /** The matching reply, still carrying the pool's ID. */
   resolve(reply: Buffer): void;
+  /** The read timed out or the socket failed or closed. */
   reject(error: Error): void;
 }
 
@@ -101,7 +108,7 @@ interface UdpWaiter {
  */
 class UdpConn {
   /** By ID; not a Map (waiters.ts says why). */
-  readonly waiters = new WaiterTable<UdpWaiter>(MAX_UDP_IN_FLIGHT);
+  readonly waiters = new WaiterTable<ReplyWaiter>(MAX_UDP_IN_FLIGHT);
   sweepTimer: NodeJS.Timeout | undefined;
   /** When {@link sweepTimer} is due, Infinity when unarmed. */
   sweepAt = Infinity;
@@ -138,33 +145,33 @@ export class UdpPool {
   }
 
   /**
-   * Sends `query` with a fresh ID and resolves with the matching reply (still carrying that ID).
-   * Not `async`: on a connected socket the datagram goes out now and the one promise returned
-   * is the reply's.
+   * Sends `query` with a fresh ID and tells `waiter` the matching reply or the failure. forward's
+   * attempt is the waiter itself: over UDP a forwarded query makes no promise of its own
+   * (handler.ts says why).
    */
-  exchange(query: Uint8Array, question: Uint8Array, timeoutMs: number): Promise<Buffer> {
+  send(query: Uint8Array, waiter: ReplyWaiter): void {
     const conn = this.pick();
     let id = randomId();
     for (let i = 0; conn.waiters.has(id) && i < ID_TRIES; i++) id = randomId();
     while (conn.waiters.has(id)) id = (id + 1) & 0xffff;
     const wire = withId(query, id);
-    const deadline = performance.now() + timeoutMs;
-    const reply = new Promise<Buffer>((resolve, reject) => conn.waiters.set(id, { question, deadline, resolve, reject }));
+    conn.waiters.set(id, waiter);
     // The timer of an earlier query may still be armed (release leaves it): it is due no later
     // than this query's deadline, unless this query's budget is shorter.
-    if (deadline < conn.sweepAt) this.armSweep(conn, deadline);
+    if (waiter.deadline < conn.sweepAt) this.armSweep(conn, waiter.deadline);
     else conn.sweepTimer!.ref();
-    if (conn.connected) {
-      conn.socket.send(wire);
-      return reply;
-    }
-    // A socket still connecting queues nothing itself, so the first queries wait for it.
-    // A socket that fails before it is up (bind to a source_address that is not local) rejects
-    // `reply` through close(); racing it keeps that rejection handled and ends the wait.
-    return Promise.race([conn.ready, reply]).then(() => {
-      if (!conn.closed) conn.socket.send(wire);
-      return reply;
-    });
+    if (conn.connected) conn.socket.send(wire);
+    // A socket still connecting queues nothing itself, so the first queries wait for it. One that
+    // fails before it is up (bind to a source_address that is not local) fails them through close().
+    else
+      void conn.ready.then(() => {
+        if (!conn.closed) conn.socket.send(wire);
+      });
+  }
+
+  /** {@link send} as a promise of the reply, for the health probes. */
+  exchange(query: Uint8Array, question: Uint8Array, timeoutMs: number): Promise<Buffer> {
+    return new Promise<Buffer>((resolve, reject) => this.send(query, { question, deadline: performance.now() + timeoutMs, resolve, reject }));
   }
 
   private pick(): UdpConn {

@@ -2,7 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer } from 'dns-packet';
-import { answering, decodeReply, delay, makeQuery, metric, query, reply, tcpExchange, udpExchange, upstreamFor } from '@foghorn/testkit';
+import bind from '@foghorn/plugin-bind';
+import whoami from '@foghorn/plugin-whoami';
+import { createForwardPlugin } from '@foghorn/plugin-forward';
+import { answering, decodeReply, delay, directivesOf, makeQuery, metric, query, reply, startServer, tcpExchange, testPlugin, udpExchange, upstreamFor } from '@foghorn/testkit';
 import type { Decoded } from '@foghorn/testkit';
 import { serve } from './serve.js';
 
@@ -192,4 +195,29 @@ test('request durations are recorded per upstream and rcode', async (t) => {
   await query({ port: server.port() }, 'example.org', 'A');
   await query({ port: server.port() }, 'example.org', 'A', { transport: 'tcp' });
   assert.equal(await metric(server, 'coredns_proxy_request_duration_seconds', { proxy_name: 'forward', to: upstream.address, rcode: 'NOERROR' }), 2);
+});
+
+test('a writer that throws on the upstream reply fails that query, not the server', async (t) => {
+  // The reply reaches forward in the upstream socket's message event: a throw there must end up
+  // as the query's failure (the server's SERVFAIL), never as an uncaught exception.
+  const upstream = await upstreamFor(t);
+  let broken = true;
+  const gone = (): never => {
+    throw new Error('client writer gone');
+  };
+  const breaker = testPlugin('breaker', (next) => ({
+    name: 'breaker',
+    serveDNS: (req, w) => next!.serveDNS(req, broken ? { write: gone, writeWire: gone } : w),
+  }));
+  const server = await startServer(`.:0 {\n bind 127.0.0.1\n breaker\n forward . ${upstream.address}\n whoami\n}\n`, {
+    directives: directivesOf(bind, breaker, createForwardPlugin(), whoami),
+  });
+  t.after(() => server.close());
+  const failed = await query({ port: server.port() }, 'www.example.org', 'A');
+  assert.equal(failed.rcode, 'SERVFAIL');
+  assert.equal(upstream.queries.length, 1);
+  broken = false;
+  const answered = await query({ port: server.port() }, 'www.example.org', 'A');
+  assert.equal(answered.rcode, 'NOERROR');
+  assert.match(server.lines.join('\n'), /Recovered from panic in server: "dns:\/\/127\.0\.0\.1:\d+" client writer gone/);
 });
