@@ -279,8 +279,9 @@ class Attempt implements ReplyWaiter {
   }
 
   /**
-   * Later, not now: a socket's sweep and close call this while they walk their table of waiters,
-   * and the next attempt may add to that same table.
+   * Later, not now: a socket's sweep calls this while it walks its table of waiters, and re-arms
+   * its timer for the deadlines it saw there. A next attempt sent from here could join that same
+   * table unseen, and time out late.
    */
   reject(error: Error): void {
     queueMicrotask(() => this.forward.failed(this, error));
