@@ -139,6 +139,7 @@ export class Forward implements Handler {
   /**
    * The upstream's reply to the exchange in flight ({@link Attempt.resolve}), called from a
    * socket's event: whatever goes wrong here fails the query, never the socket.
+   * @internal the query's Attempt calls it
    */
   answered(a: Attempt, reply: Buffer): void {
     try {
@@ -183,7 +184,10 @@ export class Forward implements Handler {
     this.end(a, 0);
   }
 
-  /** The exchange in flight failed ({@link Attempt.reject}): counted, and the next upstream is tried. */
+  /**
+   * The exchange in flight failed ({@link Attempt.reject}): counted, and the next upstream is tried.
+   * @internal the query's Attempt calls it
+   */
   failed(a: Attempt, error: unknown): void {
     try {
       this.failedAttempt(a, error);

@@ -93,7 +93,7 @@ function socketError(op: string, proto: string, where: string, error: Error): Er
 export interface ReplyWaiter {
   /** The query's question bytes: a reply must carry the same. */
   readonly question: Uint8Array;
-  /** When its read timeout runs out, in `performance.now()` time. */
+  /** When its UDP read times out, in `performance.now()` time (streams take a timeout per exchange). */
   readonly deadline: number;
   /** The matching reply, still carrying the pool's ID. */
   resolve(reply: Buffer): void;
