@@ -2,10 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer } from 'dns-packet';
-import bind from '@foghorn/plugin-bind';
-import whoami from '@foghorn/plugin-whoami';
-import { createForwardPlugin } from '@foghorn/plugin-forward';
-import { answering, decodeReply, delay, directivesOf, makeQuery, metric, query, reply, startServer, tcpExchange, testPlugin, udpExchange, upstreamFor } from '@foghorn/testkit';
+import { answering, decodeReply, delay, makeQuery, metric, query, reply, tcpExchange, testPlugin, udpExchange, upstreamFor } from '@foghorn/testkit';
 import type { Decoded } from '@foghorn/testkit';
 import { serve } from './serve.js';
 
@@ -209,10 +206,7 @@ test('a writer that throws on the upstream reply fails that query, not the serve
     name: 'breaker',
     serveDNS: (req, w) => next!.serveDNS(req, broken ? { write: gone, writeWire: gone } : w),
   }));
-  const server = await startServer(`.:0 {\n bind 127.0.0.1\n breaker\n forward . ${upstream.address}\n whoami\n}\n`, {
-    directives: directivesOf(bind, breaker, createForwardPlugin(), whoami),
-  });
-  t.after(() => server.close());
+  const server = await serve(t, `breaker\n forward . ${upstream.address}`, {}, [breaker]);
   const failed = await query({ port: server.port() }, 'www.example.org', 'A');
   assert.equal(failed.rcode, 'SERVFAIL');
   assert.equal(upstream.queries.length, 1);
