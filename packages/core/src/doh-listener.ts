@@ -56,8 +56,7 @@ class DohWriter extends ReplyWriter {
   }
 
   protected send(wire: Buffer): number {
-    this.written = true;
-    if (this.req.writtenBy === '') this.req.writtenBy = this.req.handler;
+    this.answered();
     this.wire = wire;
     return wire.length;
   }

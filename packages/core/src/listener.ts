@@ -81,6 +81,14 @@ export abstract class ReplyWriter implements ResponseWriter {
     return this.send(wire);
   }
 
+  /** What every transport's send records first: the query is answered, by whom, and when. */
+  protected answered(): void {
+    this.written = true;
+    const req = this.req;
+    if (req.writtenBy === '') req.writtenBy = req.handler;
+    req.replySent();
+  }
+
   protected abstract send(wire: Buffer): number;
 }
 
@@ -94,8 +102,7 @@ class UdpWriter extends ReplyWriter {
   }
 
   protected send(wire: Buffer): number {
-    this.written = true;
-    if (this.req.writtenBy === '') this.req.writtenBy = this.req.handler;
+    this.answered();
     this.socket.send(wire, this.req.remotePort, this.address);
     return wire.length;
   }
@@ -185,8 +192,7 @@ class TcpWriter extends ReplyWriter {
   }
 
   protected send(wire: Buffer): number {
-    this.written = true;
-    if (this.req.writtenBy === '') this.req.writtenBy = this.req.handler;
+    this.answered();
     this.connection.send(wire);
     return wire.length;
   }

@@ -4,8 +4,6 @@
  * rule scan, one small recorder object and one pass writing the line's bytes into the output
  * buffer (see README figures).
  */
-// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
-import { performance } from 'node:perf_hooks';
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import { clientWrote, Flags, isSubdomain, nextOrFailure, OPT_LENGTH, PluginError, Recorder, REPLY_COPIED_FLAGS, replyTo, responseClass, typify } from '@foghorn/core';
@@ -57,27 +55,27 @@ export class Log implements Handler {
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
     const rule = this.match(req.qname);
     if (rule === undefined) return nextOrFailure('log', this.next, req, w);
-    // performance.now() rather than hrtime.bigint(): no BigInt per query, and sub-µs precision.
-    const start = rule.format.usesDuration ? performance.now() : 0;
+    // Shared with prometheus: one clock read starts both (Request.startTime).
+    if (rule.format.usesDuration) req.startTime();
     const rec = new Recorder(w, rule.format.usesSize);
     let result: HandlerResult;
     try {
       result = nextOrFailure('log', this.next, req, rec);
     } catch (error) {
-      this.failed(rule, req, rec, start, error);
+      this.failed(rule, req, rec, error);
       throw error;
     }
     if (typeof result === 'number') {
-      this.done(rule, req, rec, start, result);
+      this.done(rule, req, rec, result);
       return result;
     }
     return result.then(
       (rcode) => {
-        this.done(rule, req, rec, start, rcode);
+        this.done(rule, req, rec, rcode);
         return rcode;
       },
       (error: unknown) => {
-        this.failed(rule, req, rec, start, error);
+        this.failed(rule, req, rec, error);
         throw error;
       },
     );
@@ -90,11 +88,11 @@ export class Log implements Handler {
   }
 
   /** A returned error is logged with its rcode; anything else is a panic and logs nothing, as in CoreDNS. */
-  private failed(rule: CompiledRule, req: Request, rec: Recorder, start: number, error: unknown): void {
-    if (error instanceof PluginError) this.done(rule, req, rec, start, error.rcode);
+  private failed(rule: CompiledRule, req: Request, rec: Recorder, error: unknown): void {
+    if (error instanceof PluginError) this.done(rule, req, rec, error.rcode);
   }
 
-  private done(rule: CompiledRule, req: Request, rec: Recorder, start: number, rcode: number): void {
+  private done(rule: CompiledRule, req: Request, rec: Recorder, rcode: number): void {
     let msg = rec.msg;
     let reply: ReplySummary | null = null;
     if (msg !== undefined) {
@@ -115,7 +113,8 @@ export class Log implements Handler {
       if ((rule.classes & ClassBit[cls]) === 0) return;
     }
     const format = rule.format;
-    const duration = format.usesDuration ? Math.round((performance.now() - start) * 1e6) : 0;
+    // From the first timing plugin's start to the reply's send (Request.elapsedMs).
+    const duration = format.usesDuration ? Math.round(req.elapsedMs() * 1e6) : 0;
     const out = this.out;
     // reserve may send the batch first, which moves `used`: read it after.
     const buf = out.reserve(format.maxBytes);

@@ -100,7 +100,7 @@ export function compileRules(rules: readonly LogRule[]): CompiledRule[] {
 export interface LogPluginOptions {
   /**
    * Where finished lines (`[INFO] ...`, no newline) go, each as its query is answered. Default:
-   * stdout, written in batches every 5 ms (or 64 KiB) and flushed on shutdown.
+   * stdout, written in batches every 50 ms (or 64 KiB) and flushed on shutdown.
    */
   readonly sink?: LogSink;
 }

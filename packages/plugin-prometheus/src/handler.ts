@@ -3,12 +3,10 @@
  * chain, and report once the reply is known (CoreDNS's plugin/metrics). Synchronous when the chain is; a promise
  * is awaited only when the next handler returns one.
  *
- * Cost per query after warm-up: one Recorder, two clock reads, a cached lookup of the
- * (server, zone) cells and about eight number updates. No label strings are built and no label
- * maps are hashed per query.
+ * Cost per query after warm-up: one Recorder, the query's two clock reads, shared with log
+ * (Request.startTime), a cached lookup of the (server, zone) cells and about eight number
+ * updates. No label strings are built and no label maps are hashed per query.
  */
-// Bindings, not globals: per query (docs/architecture.md, "Per-query code").
-import { performance } from 'node:perf_hooks';
 import { clientWrote, PluginError, Rcode, Recorder, rcodeToString } from '@foghorn/core';
 import type { CounterCell, Handler, HandlerResult, HistogramCell, Request, ResponseWriter } from '@foghorn/core';
 import type { DnsMetrics } from './metrics.js';
@@ -95,11 +93,11 @@ export class Prometheus implements Handler {
   ) {}
 
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
-    const start = performance.now();
+    req.startTime();
     const next = this.next;
     if (next === null) {
       // CoreDNS's NextOrFailure: the query is still reported, as SERVFAIL.
-      this.report(req, 0, Rcode.SERVFAIL, start);
+      this.report(req, 0, Rcode.SERVFAIL);
       throw new PluginError(`plugin/${this.name}: no next plugin found`);
     }
     const recorder = new Recorder(w);
@@ -107,20 +105,20 @@ export class Prometheus implements Handler {
     try {
       result = next.serveDNS(req, recorder);
     } catch (error) {
-      this.reportError(req, recorder, error, start);
+      this.reportError(req, recorder, error);
       throw error;
     }
     if (typeof result === 'number') {
-      this.report(req, recorder.size, effectiveRcode(recorder, result), start);
+      this.report(req, recorder.size, effectiveRcode(recorder, result));
       return result;
     }
     return result.then(
       (status) => {
-        this.report(req, recorder.size, effectiveRcode(recorder, status), start);
+        this.report(req, recorder.size, effectiveRcode(recorder, status));
         return status;
       },
       (error: unknown) => {
-        this.reportError(req, recorder, error, start);
+        this.reportError(req, recorder, error);
         throw error;
       },
     );
@@ -131,11 +129,11 @@ export class Prometheus implements Handler {
    * a panic, which in CoreDNS unwinds past this plugin unreported (it is counted in
    * `coredns_panics_total` by the server).
    */
-  private reportError(req: Request, recorder: Recorder, error: unknown, start: number): void {
-    if (error instanceof PluginError) this.report(req, recorder.size, effectiveRcode(recorder, error.rcode), start);
+  private reportError(req: Request, recorder: Recorder, error: unknown): void {
+    if (error instanceof PluginError) this.report(req, recorder.size, effectiveRcode(recorder, error.rcode));
   }
 
-  private report(req: Request, responseSize: number, rcode: number, start: number): void {
+  private report(req: Request, responseSize: number, rcode: number): void {
     const site = this.site(req.server, req.zone);
     const proto = req.transport === 'tcp' ? site.tcp : site.udp;
     if (req.dnssecOk) site.doRequests.value++;
@@ -147,7 +145,7 @@ export class Prometheus implements Handler {
       byType[slot] = requests;
     }
     requests.value++;
-    site.duration.observe((performance.now() - start) / 1000);
+    site.duration.observe(req.elapsedMs() / 1000);
     proto.responseSize.observe(responseSize);
     proto.requestSize.observe(req.raw.length);
     let byWriter = site.responses[rcode];
