@@ -22,7 +22,7 @@ export type {
   ServerSettings,
   TlsSettings,
 } from './plugin.js';
-export { Request, MIN_UDP_SIZE, MAX_TCP_SIZE } from './request.js';
+export { isIpv6Text, Request, MIN_UDP_SIZE, MAX_TCP_SIZE } from './request.js';
 export type { Transport } from './request.js';
 export { encodeReply, packetRcode, Recorder, replyTo, wireRcode } from './response.js';
 export type { ResponseWriter } from './response.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { OptAnswer } from 'dns-packet';
-import { Request } from '../src/request.js';
+import { isIpv6Text, Request } from '../src/request.js';
 
 function query(udpSize?: number): Buffer {
   const opt: OptAnswer = { type: 'OPT', name: '.', udpPayloadSize: udpSize ?? 0, extendedRcode: 0, ednsVersion: 0, flags: dnsPacket.DNSSEC_OK, flag_do: true, options: [] };
@@ -34,4 +34,24 @@ test('limitUdpSize never raises the size and adds no OPT', () => {
   assert.equal(none.udpSize, 0);
   assert.equal(none.hasEdns, false);
   assert.deepEqual(none.raw, before);
+});
+
+test('isIpv6Text tells the family of every address form Node reports', () => {
+  const cases: [address: string, ipv6: boolean][] = [
+    ['127.0.0.1', false],
+    ['10.255.255.255', false],
+    ['0.0.0.0', false],
+    ['', false],
+    ['::', true],
+    ['::1', true],
+    ['fe80::1%eth0', true],
+    ['2001:db8::1', true],
+    ['abcd:ef01::', true],
+    ['1:2:3:4:5:6:7:8', true],
+    ['::ffff:192.0.2.1', true],
+  ];
+  for (const [address, ipv6] of cases) {
+    assert.equal(isIpv6Text(address), ipv6, address);
+    assert.equal(Request.fromWire(query(), 'udp', address, 53).family, ipv6 ? 'IPv6' : 'IPv4', address);
+  }
 });

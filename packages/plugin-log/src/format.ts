@@ -8,7 +8,7 @@
  * batch then flattens and encodes again. Written as bytes into the batch buffer while the
  * query's values are still in the CPU's caches, a line leaves nothing behind.
  */
-import { Flags } from '@foghorn/core';
+import { Flags, isIpv6Text } from '@foghorn/core';
 import type { Request } from '@foghorn/core';
 
 /** What the formatter needs to know about the reply, or null when there was none. */
@@ -395,7 +395,7 @@ function putSeconds(buf: Buffer, pos: number, ns: number): number {
 
 /** `{remote}`: `[::1]` for IPv6, as CoreDNS's `addrToRFC3986`. */
 function putAddress(buf: Buffer, pos: number, address: string): number {
-  if (!address.includes(':')) return putText(buf, pos, address);
+  if (!isIpv6Text(address)) return putText(buf, pos, address);
   buf[pos] = 0x5b; // [
   pos = putText(buf, pos + 1, address);
   buf[pos] = 0x5d; // ]

@@ -99,7 +99,10 @@ export class Log implements Handler {
       const flags = msg.flags ?? 0;
       reply = { rcode: flags & 0xf, header: (msg.type === 'response' ? Flags.QR : 0) | (flags & ~Flags.QR), size: rec.size };
     } else if (rec.wire !== undefined) {
-      const header = rec.wire.readUInt16BE(2);
+      // Bytes, not readUInt16BE: every Buffer kind reaches this site, and the method's load
+      // was a megamorphic inline-cache call (19 ns a query in perf).
+      const wire = rec.wire;
+      const header = (wire[2]! << 8) | wire[3]!;
       reply = { rcode: header & 0xf, header, size: rec.size };
     } else if (!clientWrote(rcode)) {
       // Nothing was written and the server will answer with this rcode: log that reply, as

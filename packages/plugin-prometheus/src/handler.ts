@@ -7,7 +7,7 @@
  * (Request.startTime), a cached lookup of the (server, zone) cells and about eight number
  * updates. No label strings are built and no label maps are hashed per query.
  */
-import { clientWrote, PluginError, Rcode, Recorder, rcodeToString } from '@foghorn/core';
+import { clientWrote, isIpv6Text, PluginError, Rcode, Recorder, rcodeToString } from '@foghorn/core';
 import type { CounterCell, Handler, HandlerResult, HistogramCell, Request, ResponseWriter } from '@foghorn/core';
 import type { DnsMetrics } from './metrics.js';
 
@@ -72,6 +72,17 @@ interface Site {
   readonly tcp: ProtoCells;
   /** `responses_total` cells by rcode, then by the plugin that wrote ('' for the server). */
   readonly responses: (Map<string, CounterCell> | undefined)[];
+  readonly lastResponses: LastResponses;
+}
+
+/**
+ * The `responses_total` cell of a site's previous query: most replies repeat the last one's rcode
+ * and writer, and this spares them a Map lookup (18 ns a query in perf).
+ */
+interface LastResponses {
+  rcode: number;
+  writer: string;
+  cell: CounterCell | undefined;
 }
 
 /** The prometheus handler of one server block. */
@@ -137,7 +148,7 @@ export class Prometheus implements Handler {
     const site = this.site(req.server, req.zone);
     const proto = req.transport === 'tcp' ? site.tcp : site.udp;
     if (req.dnssecOk) site.doRequests.value++;
-    const byType = req.remoteAddress.includes(':') ? proto.requestsV6 : proto.requestsV4;
+    const byType = isIpv6Text(req.remoteAddress) ? proto.requestsV6 : proto.requestsV4;
     const slot = typeSlot(req.qtype);
     let requests = byType[slot];
     if (requests === undefined) {
@@ -148,18 +159,29 @@ export class Prometheus implements Handler {
     site.duration.observe(req.elapsedMs() / 1000);
     proto.responseSize.observe(responseSize);
     proto.requestSize.observe(req.raw.length);
+    const writer = req.writtenBy;
+    const last = site.lastResponses;
+    if (last.rcode === rcode && last.writer === writer) last.cell!.value++;
+    else this.responsesCell(site, rcode, writer).value++;
+  }
+
+  /** The `responses_total` cell of (rcode, writer), which becomes the site's {@link LastResponses}. */
+  private responsesCell(site: Site, rcode: number, writer: string): CounterCell {
     let byWriter = site.responses[rcode];
     if (byWriter === undefined) {
       byWriter = new Map();
       site.responses[rcode] = byWriter;
     }
-    const writer = req.writtenBy;
-    let responses = byWriter.get(writer);
-    if (responses === undefined) {
-      responses = this.metrics.responses.child(site.server, site.zone, noView, rcodeToString(rcode), writer);
-      byWriter.set(writer, responses);
+    let cell = byWriter.get(writer);
+    if (cell === undefined) {
+      cell = this.metrics.responses.child(site.server, site.zone, noView, rcodeToString(rcode), writer);
+      byWriter.set(writer, cell);
     }
-    responses.value++;
+    const last = site.lastResponses;
+    last.rcode = rcode;
+    last.writer = writer;
+    last.cell = cell;
+    return cell;
   }
 
   private site(server: string, zone: string): Site {
@@ -195,6 +217,7 @@ export class Prometheus implements Handler {
       udp: proto('udp'),
       tcp: proto('tcp'),
       responses: new Array<Map<string, CounterCell> | undefined>(RCODES).fill(undefined),
+      lastResponses: { rcode: -1, writer: '', cell: undefined },
     };
   }
 }
