@@ -22,7 +22,10 @@
  * steady-rate run (BENCH_TAIL_QPS, default 10,000 QPS) then gives the tail: p99 and p99.9, and
  * for Foghorn the event loop's delay and GC pauses seen from inside (bench/peers/loop-stats.ts,
  * preloaded; the product has no such code), and for every server the CPU time the hypervisor
- * took from the server's cores meanwhile ("steal", /proc/stat), which no server can help. Tail
+ * took from the server's cores meanwhile ("steal", /proc/stat), which no server can help, and
+ * the server's CPU per query at that rate (the median over the rounds: steal is not counted in
+ * a process's CPU time, so it compares servers and variants of a chain where saturated QPS
+ * moves by a quarter from round to round). Tail
  * runs are interleaved rounds too (BENCH_TAIL_ROUNDS): a tail is what a few stalls of the
  * machine make it, so one run per server compared servers by their luck. Each server's row shows
  * its run of median p99, whole, so its p99.9, steal and loop figures belong together.
@@ -374,6 +377,12 @@ interface Row {
   tail?: RunResult;
   /** CPU time the hypervisor took from the server's cores during the tail run, ms. */
   tailStealMs?: number;
+  /**
+   * The server's CPU per query at the steady rate, median over the tail rounds. The kernel leaves
+   * stolen time out of a process's CPU time, so on a busy host this compares servers (and
+   * variants of one chain) better than saturated QPS does.
+   */
+  tailCpuUs?: number;
   loop?: LoopStats;
   /** Foghorn's QPS over the peer's, and the peer's CPU per query over Foghorn's. */
   ratio?: { qps: number; cpu: number };
@@ -383,14 +392,16 @@ const fmt = (value: number, digits: number): string => (Number.isFinite(value) ?
 
 function table(rows: Row[]): string {
   const lines = [
-    '| scenario | server | QPS | p50 ms | p99 ms | CPU µs/q | Foghorn ÷ peer (QPS / CPU) | tail p99 ms | tail p99.9 ms | tail steal ms | loop delay p99 / max ms | GC pauses (n, max ms) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | server | QPS | p50 ms | p99 ms | CPU µs/q | Foghorn ÷ peer (QPS / CPU) | tail p99 ms | tail p99.9 ms | tail steal ms | tail CPU µs/q | loop delay p99 / max ms | GC pauses (n, max ms) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const { scenario, server, result, tail, tailStealMs, loop, ratio } of rows) {
+  for (const { scenario, server, result, tail, tailStealMs, tailCpuUs, loop, ratio } of rows) {
     lines.push(
       `| ${scenario} | ${server} | ${fmt(result.qps, 0)} | ${fmt(result.p50Ms, 3)} | ${fmt(result.p99Ms, 3)} | ${fmt(result.cpuUs, 1)} | ${
         ratio ? `${fmt(ratio.qps, 2)} / ${fmt(ratio.cpu, 2)}` : ''
-      } | ${tail ? fmt(tail.p99Ms, 3) : ''} | ${tail ? fmt(tail.p999Ms, 3) : ''} | ${tailStealMs === undefined ? '' : fmt(tailStealMs, 0)} | ${loop ? `${fmt(loop.loopP99Ms, 2)} / ${fmt(loop.loopMaxMs, 1)}` : ''} | ${
+      } | ${tail ? fmt(tail.p99Ms, 3) : ''} | ${tail ? fmt(tail.p999Ms, 3) : ''} | ${tailStealMs === undefined ? '' : fmt(tailStealMs, 0)} | ${tailCpuUs === undefined ? '' : fmt(tailCpuUs, 1)} | ${
+        loop ? `${fmt(loop.loopP99Ms, 2)} / ${fmt(loop.loopMaxMs, 1)}` : ''
+      } | ${
         loop ? `${loop.gc.count}, ${fmt(loop.gc.maxMs, 2)}` : ''
       } |`,
     );
@@ -493,6 +504,7 @@ try {
           const { result, stealMs: steal, loop } = runs[Math.floor(runs.length / 2)]!;
           medians[i]!.tail = result;
           medians[i]!.tailStealMs = steal;
+          medians[i]!.tailCpuUs = median(runs.map((run) => run.result.cpuUs));
           if (loop) medians[i]!.loop = loop;
         }
       }
