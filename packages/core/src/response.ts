@@ -131,6 +131,18 @@ export class Recorder implements ResponseWriter {
     private readonly measure = true,
   ) {}
 
+  /**
+   * A recorder of what is written to `w` from now on: `w` itself when it is a Recorder that has
+   * recorded nothing yet and measures at least as much, else a new one around it. Plugins in a
+   * row that each record the reply (prometheus, errors, log in the stock order) then share one
+   * recorder: every write crosses one layer, not one per plugin, and the query allocates one.
+   * What each reads afterwards is the same: only what was written below the first of them.
+   */
+  static over(w: ResponseWriter, measure = true): Recorder {
+    if (w instanceof Recorder && w.rcode < 0 && (w.measure || !measure)) return w;
+    return new Recorder(w, measure);
+  }
+
   /** True once a reply went out through this recorder. */
   get written(): boolean {
     return this.rcode >= 0;

@@ -57,7 +57,7 @@ export class Log implements Handler {
     if (rule === undefined) return nextOrFailure('log', this.next, req, w);
     // Shared with prometheus: one clock read starts both (Request.startTime).
     if (rule.format.usesDuration) req.startTime();
-    const rec = new Recorder(w, rule.format.usesSize);
+    const rec = Recorder.over(w, rule.format.usesSize);
     let result: HandlerResult;
     try {
       result = nextOrFailure('log', this.next, req, rec);

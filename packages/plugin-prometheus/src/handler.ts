@@ -111,7 +111,7 @@ export class Prometheus implements Handler {
       this.report(req, 0, Rcode.SERVFAIL);
       throw new PluginError(`plugin/${this.name}: no next plugin found`);
     }
-    const recorder = new Recorder(w);
+    const recorder = Recorder.over(w);
     let result: HandlerResult;
     try {
       result = next.serveDNS(req, recorder);
