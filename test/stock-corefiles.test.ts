@@ -75,9 +75,17 @@ interface Cluster {
   readonly upstream: FakeUpstream;
   readonly env: NodeJS.ProcessEnv;
   readonly dir: string;
+  /** The CLIs {@link run} started on this cluster. */
+  readonly clis: RunningCli[];
 }
 
 async function startCluster(t: TestContext): Promise<Cluster> {
+  const clis: RunningCli[] = [];
+  // After hooks run in the order they were added: the CLIs end first, so no server below waits
+  // on a connection a still-running CLI keeps opening.
+  t.after(() => {
+    for (const cli of clis) if (cli.child.exitCode === null) cli.kill('SIGKILL');
+  });
   const api = await startKubeApiServer();
   t.after(() => api.close());
   for (const object of [...exampleObjects('cluster'), webImport]) api.apply(object);
@@ -89,7 +97,7 @@ async function startCluster(t: TestContext): Promise<Cluster> {
   // Outside a pod: no in-cluster configuration to take precedence over $KUBECONFIG.
   delete env['KUBERNETES_SERVICE_HOST'];
   delete env['KUBERNETES_SERVICE_PORT'];
-  return { api, upstream, env, dir };
+  return { api, upstream, env, dir, clis };
 }
 
 async function freePorts(): Promise<Ports> {
@@ -97,13 +105,13 @@ async function freePorts(): Promise<Ports> {
 }
 
 /** Starts `foghorn -conf` on the rewritten Corefile `name`. */
-async function run(t: TestContext, cluster: Cluster, name: string, ports: Ports, forwardTo: string): Promise<RunningCli> {
+async function run(cluster: Cluster, name: string, ports: Ports, forwardTo: string): Promise<RunningCli> {
   const nodeHosts = join(cluster.dir, `NodeHosts-${name}`);
   writeFileSync(nodeHosts, '172.18.0.2 k3s-server\n172.18.0.3 k3s-agent1\n');
   const conf = join(cluster.dir, name);
   writeFileSync(conf, forTest(stock(name), ports, forwardTo, nodeHosts));
   const cli = new RunningCli(['-conf', conf], { env: cluster.env });
-  t.after(() => cli.child.exitCode === null && cli.kill('SIGKILL'));
+  cluster.clis.push(cli);
   return cli;
 }
 
@@ -139,7 +147,7 @@ test('stock cluster-DNS Corefiles answer a cluster\'s questions', { concurrency:
         const text = stock(name);
         const ttl = /^\s*ttl 30$/m.test(text) ? 30 : 5;
         const ports = await freePorts();
-        const cli = await run(t, cluster, name, ports, cluster.upstream.address);
+        const cli = await run(cluster, name, ports, cluster.upstream.address);
         const dns = { port: ports.dns };
         // Ready once every watched resource has been listed: then the answers are complete.
         const get = (port: number, path: string) => within(httpGet(port, path), 2000, () => `GET ${path}: no reply`);
@@ -194,7 +202,7 @@ test('stock cluster-DNS Corefiles answer a cluster\'s questions', { concurrency:
 test('kubeadm\'s Corefile forwarding to itself: loop logs FATAL and foghorn exits with status 1', async (t) => {
   const cluster = await startCluster(t);
   const ports = await freePorts();
-  const cli = await run(t, cluster, 'kubeadm-1.32.conf', ports, `127.0.0.1:${ports.dns}`);
+  const cli = await run(cluster, 'kubeadm-1.32.conf', ports, `127.0.0.1:${ports.dns}`);
   assert.equal(await within(cli.exited, 30_000, () => `no exit within 30 s:\n${cli.output}`), 1, cli.output);
   assert.match(
     cli.output,

@@ -100,9 +100,12 @@ export async function startUpstream(behaviour: Behaviour = answering, tlsOptions
     },
     closeAfterReply: false,
     close: async () => {
+      // Stop listening before cutting what is open: a client still running (a CLI a test kills
+      // later) could otherwise connect in between, and server.close would wait on it for good.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => udp.close(() => resolve()));
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
     },
   };
   const decode = (raw: Buffer): Decoded => dnsPacket.decode(raw) as Decoded;
