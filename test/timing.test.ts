@@ -11,7 +11,7 @@ import { standardDirectives } from 'foghorn';
 import { createLogPlugin } from '@foghorn/plugin-log';
 import { answering, eventually, histogramSum, makeQuery, startServer, udpExchange, upstreamFor } from '@foghorn/testkit';
 
-/** The upstream's wait before each answer: the forward block's durations are at least this. */
+/** The upstream's wait before each answer: the forward block's durations are about this long. */
 const UPSTREAM_DELAY_MS = 40;
 
 test('log and prometheus time each query alike, up to the reply being sent', async (t) => {
