@@ -18,7 +18,8 @@
  *
  * Every server runs pinned to BENCH_SERVER_CPUS (default core 0) and dnsperf to BENCH_CLIENT_CPUS
  * (default core 1), with this process, which drains the servers' output. Rounds are interleaved (round 1 of every server, then round 2, …) so a change
- * in the machine's load touches them all alike; each figure is the median over the rounds. A
+ * in the machine's load touches them all alike; each figure is the median over the rounds, and
+ * Foghorn's ratio to a peer is the median of the per-round ratios. A
  * steady-rate run (BENCH_TAIL_QPS, default 10,000 QPS) then gives the tail: p99 and p99.9, and
  * for Foghorn the event loop's delay and GC pauses seen from inside (bench/peers/loop-stats.ts,
  * preloaded; the product has no such code), and for every server the CPU time the hypervisor
@@ -384,7 +385,7 @@ interface Row {
    */
   tailCpuUs?: number;
   loop?: LoopStats;
-  /** Foghorn's QPS over the peer's, and the peer's CPU per query over Foghorn's. */
+  /** Foghorn's QPS over the peer's, and the peer's CPU per query over Foghorn's: per round, then the median. */
   ratio?: { qps: number; cpu: number };
 }
 
@@ -508,8 +509,15 @@ try {
           if (loop) medians[i]!.loop = loop;
         }
       }
-      const own = medians[0]!.result;
-      for (const row of medians.slice(1)) row.ratio = { qps: own.qps / row.result.qps, cpu: row.result.cpuUs / own.cpuUs };
+      // Paired per round, then the median: round r of Foghorn and of a peer ran minutes apart at
+      // most, so a slow spell of the machine moves both; a ratio of the two medians pairs rounds
+      // that may have run in different spells.
+      const own = results.get(servers[0]!)!;
+      for (const [i, row] of medians.entries()) {
+        if (i === 0) continue;
+        const peer = results.get(servers[i]!)!;
+        row.ratio = { qps: median(own.map((r, k) => r.qps / peer[k]!.qps)), cpu: median(own.map((r, k) => peer[k]!.cpuUs / r.cpuUs)) };
+      }
       rows.push(...medians);
       // Each scenario's rows as soon as they are known: a later scenario that fails loses nothing.
       console.error(`\n${table(medians)}\n`);
