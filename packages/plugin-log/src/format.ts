@@ -266,33 +266,61 @@ function localAddress(server: string): string {
   return local;
 }
 
+/** {@link EMPTY_VALUE} as a byte. */
+const DASH = 0x2d;
+const TRUE = Buffer.from('true');
+const FALSE = Buffer.from('false');
+
 /** Writes one part of a line at `pos`; returns the end. */
 type PartWriter = (buf: Buffer, pos: number, req: Request, reply: ReplySummary | null, durationNs: number) => number;
 
 /**
- * What each placeholder writes, and the most bytes it can print. Everything but literals is
- * ASCII by construction (names come from core's `readName`, which escapes every other octet as
- * `\DDD`).
+ * Statements of the generated writer (see {@link compileWriter}) that write a string, a whole
+ * number or a byte array given as a JavaScript expression, at `pos`, advancing it: the loops of
+ * {@link putText}, {@link putUint} and {@link putBytes}, written out in place.
  */
-const partWriters: Readonly<Record<Exclude<Part, Part.Literal>, { readonly maxBytes: number; readonly write: PartWriter }>> = {
-  [Part.Type]: { maxBytes: 16, write: (buf, pos, req) => putText(buf, pos, req.type) }, // TYPE65535, NSEC3PARAM
-  [Part.Name]: { maxBytes: 1024, write: (buf, pos, req) => putText(buf, pos, req.qname) }, // 255 octets, each at most `\DDD`
-  [Part.Class]: { maxBytes: 16, write: (buf, pos, req) => putText(buf, pos, req.class) }, // CLASS65535
-  [Part.Proto]: { maxBytes: 3, write: (buf, pos, req) => putText(buf, pos, req.transport) },
-  [Part.Remote]: { maxBytes: 66, write: (buf, pos, req) => putAddress(buf, pos, req.remoteAddress) }, // [IPv6%zone]
-  [Part.Local]: { maxBytes: 66, write: (buf, pos, req) => putText(buf, pos, localAddress(req.server)) },
-  [Part.Port]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.remotePort) },
-  [Part.Size]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.raw.length) },
-  [Part.Id]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.id) },
-  [Part.Opcode]: { maxBytes: 2, write: (buf, pos, req) => putUint(buf, pos, (req.flags >> 11) & 0xf) },
-  [Part.Do]: { maxBytes: 5, write: (buf, pos, req) => putBytes(buf, pos, req.dnssecOk ? TRUE : FALSE) },
-  [Part.Bufsize]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.maxResponseSize) },
-  [Part.Rcode]: { maxBytes: 8, write: (buf, pos, _req, reply) => putRcode(buf, pos, reply) }, // NXDOMAIN, or an extended rcode's number
-  [Part.Rsize]: { maxBytes: 16, write: (buf, pos, _req, reply) => putUint(buf, pos, reply === null ? 0 : reply.size) }, // summed over a transfer's messages
-  [Part.Rflags]: { maxBytes: 22, write: (buf, pos, _req, reply) => putFlags(buf, pos, reply) },
-  [Part.Duration]: { maxBytes: 32, write: (buf, pos, _req, _reply, durationNs) => putSeconds(buf, pos, durationNs) },
+const textCode = (value: string): string =>
+  `{ const t = ${value}; for (let i = 0; i < t.length; i++) { const c = t.charCodeAt(i); if (c >= 0x80) { pos = putText(buf, pos, t.slice(i)); break; } buf[pos++] = c; } }`;
+const uintCode = (value: string): string =>
+  `{ let v = ${value}; if (v > 0xffffffff) pos = putText(buf, pos, String(v)); else { const end = pos + (v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : String(v).length); let at = end; do { const q = (v / 10) >>> 0; buf[--at] = 0x30 + v - q * 10; v = q; } while (v > 0); pos = end; } }`;
+const bytesCode = (value: string): string => `{ const b = ${value}; for (let i = 0; i < b.length; i++) buf[pos + i] = b[i]; pos += b.length; }`;
+const dashOrCode = (code: string): string => `if (reply === null) buf[pos++] = ${DASH}; else ${code}`;
+
+/**
+ * What each placeholder writes, and the most bytes it can print: `code` for the generated
+ * writer, over the helpers it is given (the names {@link compileWriter} binds), and `write`, the
+ * same as a function, for where code generation is turned off. Everything but literals is ASCII
+ * by construction (names come from core's `readName`, which escapes every other octet as `\DDD`).
+ */
+const partWriters: Readonly<Record<Exclude<Part, Part.Literal>, { readonly maxBytes: number; readonly write: PartWriter; readonly code: string }>> = {
+  // TYPE65535, NSEC3PARAM
+  [Part.Type]: { maxBytes: 16, write: (buf, pos, req) => putText(buf, pos, req.type), code: textCode('req.type') },
+  // 255 octets, each at most `\DDD`
+  [Part.Name]: { maxBytes: 1024, write: (buf, pos, req) => putText(buf, pos, req.qname), code: textCode('req.qname') },
+  // CLASS65535
+  [Part.Class]: { maxBytes: 16, write: (buf, pos, req) => putText(buf, pos, req.class), code: textCode('req.class') },
+  [Part.Proto]: { maxBytes: 3, write: (buf, pos, req) => putText(buf, pos, req.transport), code: textCode('req.transport') },
+  // [IPv6%zone]
+  [Part.Remote]: { maxBytes: 66, write: (buf, pos, req) => putAddress(buf, pos, req.remoteAddress), code: 'pos = putAddress(buf, pos, req.remoteAddress);' },
+  [Part.Local]: { maxBytes: 66, write: (buf, pos, req) => putText(buf, pos, localAddress(req.server)), code: textCode('localAddress(req.server)') },
+  [Part.Port]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.remotePort), code: uintCode('req.remotePort') },
+  [Part.Size]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.raw.length), code: uintCode('req.raw.length') },
+  [Part.Id]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.id), code: uintCode('req.id') },
+  [Part.Opcode]: { maxBytes: 2, write: (buf, pos, req) => putUint(buf, pos, (req.flags >> 11) & 0xf), code: uintCode('(req.flags >> 11) & 0xf') },
+  [Part.Do]: { maxBytes: 5, write: (buf, pos, req) => putBytes(buf, pos, req.dnssecOk ? TRUE : FALSE), code: bytesCode('req.dnssecOk ? TRUE : FALSE') },
+  [Part.Bufsize]: { maxBytes: 5, write: (buf, pos, req) => putUint(buf, pos, req.maxResponseSize), code: uintCode('req.maxResponseSize') },
+  // NXDOMAIN, or an extended rcode's number
+  [Part.Rcode]: {
+    maxBytes: 8,
+    write: (buf, pos, _req, reply) => putRcode(buf, pos, reply),
+    code: dashOrCode(`{ const rcode = reply.rcode; if (rcode < rcodeBytes.length) ${bytesCode('rcodeBytes[rcode]')} else ${uintCode('rcode')} }`),
+  },
+  // summed over a transfer's messages
+  [Part.Rsize]: { maxBytes: 16, write: (buf, pos, _req, reply) => putUint(buf, pos, reply === null ? 0 : reply.size), code: uintCode('reply === null ? 0 : reply.size') },
+  [Part.Rflags]: { maxBytes: 22, write: (buf, pos, _req, reply) => putFlags(buf, pos, reply), code: dashOrCode(bytesCode('flagsBytes[flagIndex(reply.header)]')) },
+  [Part.Duration]: { maxBytes: 32, write: (buf, pos, _req, _reply, durationNs) => putSeconds(buf, pos, durationNs), code: 'pos = putSeconds(buf, pos, durationNs);' },
   // No metadata plugin in Foghorn yet: CoreDNS prints the empty value for unset labels.
-  [Part.Metadata]: { maxBytes: 1, write: (buf, pos) => ((buf[pos] = DASH), pos + 1) },
+  [Part.Metadata]: { maxBytes: 1, write: (buf, pos) => ((buf[pos] = DASH), pos + 1), code: `buf[pos++] = ${DASH};` },
 };
 
 function maxLineBytes(parts: readonly FormatPart[]): number {
@@ -305,17 +333,18 @@ function maxLineBytes(parts: readonly FormatPart[]): number {
 const INLINE_LITERAL_BYTES = 32;
 
 /**
- * A format's writer, generated: one statement per part, calling that part's writer, with the
- * literals as constant byte stores. A loop over the parts took 500–650 ns per default-format line
- * (packages/plugin-log/bench/format.bench.ts), the generated writer about 200 ns: the loop's
- * dispatch and its byte-by-byte literal copies were most of a line. Every format gets code of its
- * own, so each call in it has one target, which V8 inlines; a chain of closures, one per part,
- * was as fast for one format but not once several formats shared the closures' code.
+ * A format's writer, generated: the statements of every part in a row, the literals as
+ * constant byte stores, the loops that write strings and numbers written out in place. A loop
+ * over the parts took 500–650 ns per default-format line (packages/plugin-log/bench/format.bench.ts),
+ * a generated row of calls to the part writers about 300 (best of ten runs: 335), and written
+ * out 269: V8 inlines at most 920 bytes of bytecode into one function, which the part writers'
+ * loops came to more than, so most of those calls stayed calls. Now only the rare parts call out
+ * (an IPv6 address, a duration, text that is not ASCII). Every format gets code of its own, so
+ * what it reads has one shape at each site.
  *
- * The source holds only this function's statements and numbers: a literal's bytes are written
- * as numbers, or copied from the array passed in, so no text of a format becomes code. Where
- * code generation is turned off (`node --disallow-code-generation-from-strings`), the same part
- * writers run in a loop.
+ * The source holds only these statements and numbers: a literal's bytes are written as numbers,
+ * or copied from an array passed in, so no text of a format becomes code. Where code generation
+ * is turned off (`node --disallow-code-generation-from-strings`), the part writers run in a loop.
  */
 function compileWriter(parts: readonly FormatPart[]): LineWriter {
   const writers: PartWriter[] = parts.map((part) => {
@@ -323,15 +352,17 @@ function compileWriter(parts: readonly FormatPart[]): LineWriter {
     const bytes = part.bytes;
     return (buf, pos) => putBytes(buf, pos, bytes);
   });
+  const literals = parts.map((part) => part.bytes);
   const statements = parts.map((part, i) => {
+    if (part.kind !== Part.Literal) return partWriters[part.kind].code;
     const bytes = part.bytes;
-    if (part.kind !== Part.Literal || bytes.length > INLINE_LITERAL_BYTES) return `pos = w${i}(buf, pos, req, reply, durationNs);`;
+    if (bytes.length > INLINE_LITERAL_BYTES) return bytesCode(`literals[${i}]`);
     return `${Array.from(bytes, (byte, at) => `buf[pos + ${at}] = ${byte};`).join(' ')} pos += ${bytes.length};`;
   });
-  const bindings = writers.map((_, i) => `const w${i} = writers[${i}];`).join('\n');
   try {
-    const source = `${bindings}\nreturn function writeLine(req, reply, durationNs, buf, pos) {\n${statements.join('\n')}\nreturn pos;\n};`;
-    return new Function('writers', source)(writers) as LineWriter;
+    const helpers = 'const { putText, putAddress, putSeconds, localAddress, flagIndex, rcodeBytes, flagsBytes, TRUE, FALSE, literals } = h;';
+    const source = `${helpers}\nreturn function writeLine(req, reply, durationNs, buf, pos) {\n${statements.join('\n')}\nreturn pos;\n};`;
+    return new Function('h', source)({ putText, putAddress, putSeconds, localAddress, flagIndex, rcodeBytes, flagsBytes, TRUE, FALSE, literals }) as LineWriter;
   } catch {
     return (req, reply, durationNs, buf, pos) => {
       for (const write of writers) pos = write(buf, pos, req, reply, durationNs);
@@ -392,7 +423,6 @@ function putSeconds(buf: Buffer, pos: number, ns: number): number {
   return pos + 1;
 }
 
-
 /** `{remote}`: `[::1]` for IPv6, as CoreDNS's `addrToRFC3986`. */
 function putAddress(buf: Buffer, pos: number, address: string): number {
   if (!isIpv6Text(address)) return putText(buf, pos, address);
@@ -418,11 +448,6 @@ function putFlags(buf: Buffer, pos: number, reply: ReplySummary | null): number 
   }
   return putBytes(buf, pos, flagsBytes[flagIndex(reply.header)]!);
 }
-
-/** {@link EMPTY_VALUE} as a byte. */
-const DASH = 0x2d;
-const TRUE = Buffer.from('true');
-const FALSE = Buffer.from('false');
 
 let scratch = Buffer.allocUnsafe(4096);
 

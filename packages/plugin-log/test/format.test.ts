@@ -146,6 +146,9 @@ test('lines are written as bytes: UTF-8 literals intact, and every width of numb
   const req = request(makeQuery('example.org.', 'A', { id: 0 }), 'udp', '10.0.0.1', 9);
   const reply = { rcode: 0, header: 0x8180, size: 100_000 };
   assert.equal(formatLine(compileFormat('ñ {>id} {port} {rsize} ✓ {name} 😀'), req, reply, 0), 'ñ 0 9 100000 ✓ example.org. 😀');
+  // A placeholder's text is ASCII by construction; were it not, the line would still be UTF-8.
+  req.server = 'dns://dnsé.example:53';
+  assert.equal(formatLine(compileFormat('{local} {type}'), req, reply, 0), 'dnsé.example A');
   for (const ns of [1, 9, 10, 100, 120_000, 999_999_999, 500_000_000, 1_000_000_000, 3_600_000_000_123]) {
     assert.equal(formatLine(compileFormat('{duration}'), req, reply, ns), formatSeconds(ns));
   }
