@@ -338,9 +338,9 @@ const INLINE_LITERAL_BYTES = 32;
  * over the parts took 500–650 ns per default-format line (packages/plugin-log/bench/format.bench.ts),
  * a generated row of calls to the part writers about 300 (best of ten runs: 335), and written
  * out 269: V8 inlines at most 920 bytes of bytecode into one function, which the part writers'
- * loops came to more than, so most of those calls stayed calls. Now only the rare parts call out
- * (an IPv6 address, a duration, text that is not ASCII). Every format gets code of its own, so
- * what it reads has one shape at each site.
+ * loops came to more than, so most of those calls stayed calls. Now only the remote address, the
+ * reply's flags and the duration call helpers, and text that is not ASCII takes putText. Every
+ * format gets code of its own, so what it reads has one shape at each site.
  *
  * The source holds only these statements and numbers: a literal's bytes are written as numbers,
  * or copied from an array passed in, so no text of a format becomes code. Where code generation
