@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultMaxConnections, DEFAULT_MAX_TCP_CONNECTIONS, descriptorLimit, raiseReceiveBuffer } from '../src/limits.js';
@@ -27,8 +27,9 @@ test('the UDP receive buffer is raised as far as net.core.rmem_max allows, and a
   assert.equal(beyond.size, 2 * rmemMax);
 });
 
-test('RLIMIT_NOFILE is read from /proc, and the default TCP connection cap keeps half of it free', () => {
+test('RLIMIT_NOFILE is read from /proc, and the default TCP connection cap keeps half of it free', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'limits-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'limits');
   writeFileSync(file, 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 4096                 files\n');
   assert.deepEqual(descriptorLimit(file), { soft: 1024, hard: 4096 });

@@ -1,7 +1,8 @@
 /** The README is the operator's page: CoreDNS's sections, valid Corefile examples, every metric. */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import bind from '@foghorn/plugin-bind';
 import { checkPluginReadme, directivesOf } from '@foghorn/testkit';
 import kubernetes from '../src/index.js';
@@ -14,6 +15,10 @@ writeFileSync(join(dir, 'kubeconfig'), '');
 mkdirSync(join(dir, 'cluster'));
 process.chdir(dir);
 const manifests = join(dir, 'cluster');
+after(() => {
+  process.chdir(tmpdir());
+  rmSync(dir, { recursive: true, force: true });
+});
 
 checkPluginReadme(new URL('../../README.md', import.meta.url), {
   name: 'kubernetes',

@@ -2,14 +2,16 @@
  * The option parser, position-pinned, with CoreDNS's error texts (plugin/kubernetes/setup.go,
  * setup_test.go `TestKubernetesParse` and friends, setup_ttl_test.go).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { setupTable } from '@foghorn/testkit';
 import kubernetes, { parseKubernetes } from '../src/index.js';
 
 // Setup refuses a kubeconfig or manifests directory that is not there (start-up would): real ones.
 const fixtures = mkdtempSync(join(tmpdir(), 'foghorn-k8s-setup-'));
+after(() => rmSync(fixtures, { recursive: true, force: true }));
 const kubeconfigFile = join(fixtures, 'kubeconfig');
 writeFileSync(kubeconfigFile, '');
 const manifestsDir = join(fixtures, 'cluster');

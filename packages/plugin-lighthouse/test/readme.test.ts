@@ -1,12 +1,10 @@
 /** The README is the operator's page: CoreDNS's sections, valid Corefile examples, every metric. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { validateCorefile } from '@foghorn/core';
-import { directivesOf } from '@foghorn/testkit';
+import { directivesOf, tempFile } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import lighthouse from '../src/index.js';
@@ -22,14 +20,13 @@ test('the README has the sections of a CoreDNS plugin page', () => {
   }
 });
 
-test('every corefile example in the README is a valid Corefile and starts nothing when validated', async () => {
+test('every corefile example in the README is a valid Corefile and starts nothing when validated', async (t) => {
   const blocks = [...readme.matchAll(/~~~ corefile\n([\s\S]*?)~~~/g)].map((m) => m[1]!);
   assert.ok(blocks.length >= 2);
   // `errors` is not under test here; a stand-in keeps the examples as written.
   const errors = { ...whoami, name: 'errors', setup: (c: Parameters<typeof whoami.setup>[0]) => void c.next() };
   // Setup refuses a kubeconfig that is not there, so the examples' paths point at a real file.
-  const kubeconfig = join(mkdtempSync(join(tmpdir(), 'lighthouse-readme-')), 'kubeconfig');
-  writeFileSync(kubeconfig, '');
+  const kubeconfig = tempFile(t, '', 'kubeconfig');
   for (const contents of blocks) {
     await validateCorefile({ path: 'README', contents: contents.replace(/^(\s*kubeconfig )\S+/gm, `$1${kubeconfig}`) }, { directives: directivesOf(bind, lighthouse, errors) });
   }

@@ -3,10 +3,10 @@
  * the real parser and dispenser into `parseLighthouse`, or the positioned error they give.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { definePlugin, validateCorefile } from '@foghorn/core';
 import { directivesOf, requireFixture, sharedPath } from '@foghorn/testkit';
 import whoami from '@foghorn/plugin-whoami';
@@ -22,7 +22,9 @@ async function parse(lines: string, env: NodeJS.ProcessEnv = {}): Promise<Lighth
 }
 
 // `kubeconfig PATH` must name a readable file (start-up would refuse it otherwise): a real one.
-const kubeconfig = join(mkdtempSync(join(tmpdir(), 'lighthouse-setup-')), 'kube.conf');
+const kubeconfigDir = mkdtempSync(join(tmpdir(), 'lighthouse-setup-'));
+after(() => rmSync(kubeconfigDir, { recursive: true, force: true }));
+const kubeconfig = join(kubeconfigDir, 'kube.conf');
 writeFileSync(kubeconfig, '');
 
 const kube = { kind: 'kubernetes', connection: {} } as const;
