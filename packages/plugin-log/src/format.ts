@@ -347,23 +347,23 @@ const INLINE_LITERAL_BYTES = 32;
  * is turned off (`node --disallow-code-generation-from-strings`), the part writers run in a loop.
  */
 function compileWriter(parts: readonly FormatPart[]): LineWriter {
-  const writers: PartWriter[] = parts.map((part) => {
-    if (part.kind !== Part.Literal) return partWriters[part.kind].write;
-    const bytes = part.bytes;
-    return (buf, pos) => putBytes(buf, pos, bytes);
-  });
-  const literals = parts.map((part) => part.bytes);
   const statements = parts.map((part, i) => {
     if (part.kind !== Part.Literal) return partWriters[part.kind].code;
     const bytes = part.bytes;
     if (bytes.length > INLINE_LITERAL_BYTES) return bytesCode(`literals[${i}]`);
     return `${Array.from(bytes, (byte, at) => `buf[pos + ${at}] = ${byte};`).join(' ')} pos += ${bytes.length};`;
   });
+  // The names the statements use, bound once per format.
+  const helpers = { putText, putAddress, putSeconds, localAddress, flagIndex, rcodeBytes, flagsBytes, TRUE, FALSE, literals: parts.map((part) => part.bytes) };
   try {
-    const helpers = 'const { putText, putAddress, putSeconds, localAddress, flagIndex, rcodeBytes, flagsBytes, TRUE, FALSE, literals } = h;';
-    const source = `${helpers}\nreturn function writeLine(req, reply, durationNs, buf, pos) {\n${statements.join('\n')}\nreturn pos;\n};`;
-    return new Function('h', source)({ putText, putAddress, putSeconds, localAddress, flagIndex, rcodeBytes, flagsBytes, TRUE, FALSE, literals }) as LineWriter;
+    const source = `const { ${Object.keys(helpers).join(', ')} } = h;\nreturn function writeLine(req, reply, durationNs, buf, pos) {\n${statements.join('\n')}\nreturn pos;\n};`;
+    return new Function('h', source)(helpers) as LineWriter;
   } catch {
+    const writers: PartWriter[] = parts.map((part) => {
+      if (part.kind !== Part.Literal) return partWriters[part.kind].write;
+      const bytes = part.bytes;
+      return (buf, pos) => putBytes(buf, pos, bytes);
+    });
     return (req, reply, durationNs, buf, pos) => {
       for (const write of writers) pos = write(buf, pos, req, reply, durationNs);
       return pos;
