@@ -33,5 +33,6 @@ COPY --from=runtime-tree /foghorn ./
 COPY examples/container/Corefile /etc/coredns/Corefile
 EXPOSE 53/udp 53/tcp 8080 8181 9153
 USER nonroot
-ENTRYPOINT ["/nodejs/bin/node", "/foghorn/packages/foghorn/dist/src/cli.js"]
+# node flags first: those of packages/foghorn/src/v8-flags.ts (test/system/image.test.ts compares).
+ENTRYPOINT ["/nodejs/bin/node", "--min-semi-space-size=4", "/foghorn/packages/foghorn/dist/src/cli.js"]
 CMD ["-conf", "/etc/coredns/Corefile"]

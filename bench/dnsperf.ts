@@ -16,6 +16,8 @@
  * - upstream: for forwarding scenarios, the upstream itself, asked directly: the latency a
  *   forwarder adds is its tail against this one's.
  *
+ * Foghorn and the Node peers run with the V8 flags the container image gives Foghorn
+ * (packages/foghorn/src/v8-flags.ts), so a ratio compares code with code.
  * Every server runs pinned to BENCH_SERVER_CPUS (default core 0) and dnsperf to BENCH_CLIENT_CPUS
  * (default core 1), with this process, which drains the servers' output. Rounds are interleaved (round 1 of every server, then round 2, …) so a change
  * in the machine's load touches them all alike; each figure is the median over the rounds, and
@@ -57,6 +59,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dnsPacket from 'dns-packet';
+import { v8Flags } from 'foghorn';
 import { cli, foghornListening, here, loadScenario, scenarioNames, stopChild, waitForPort } from './harness.js';
 import { stealMs, treeCpuSeconds } from './proc.js';
 import type { ScenarioSetup } from './scenario.js';
@@ -163,7 +166,7 @@ async function answers(port: number, child: ChildProcess): Promise<void> {
 }
 
 async function nodePeer(name: string, script: string, args: string[] = []): Promise<Server> {
-  const child = pinned(process.execPath, [here(script), ...args]);
+  const child = pinned(process.execPath, [...v8Flags, here(script), ...args]);
   return { name, port: await waitForPort(child, /PORT (\d+)/), process: child };
 }
 
@@ -305,7 +308,7 @@ async function foghorn(corefileText: string, dir: string, name: string, args: re
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=foghorn-${name}.cpuprofile`] : [];
   const command = join(repository, relative(here('../..'), cli));
   // cwd: the repository, where Corefile.example's relative paths point.
-  const child = pinned(process.execPath, [...profile, '--import', preload, command, '-conf', corefile, ...args], { FOGHORN_BENCH_STATS: statsFile }, repository, cpus);
+  const child = pinned(process.execPath, [...v8Flags, ...profile, '--import', preload, command, '-conf', corefile, ...args], { FOGHORN_BENCH_STATS: statsFile }, repository, cpus);
   const port = await waitForPort(child, foghornListening);
   // loop-stats.ts starts measuring at a SIGUSR2 and writes the file, and stops, at the next.
   const loopStats = {

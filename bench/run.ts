@@ -15,6 +15,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { v8Flags } from 'foghorn';
 import { cli, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
 import { cpuSeconds } from './proc.js';
 
@@ -76,7 +77,8 @@ const names = scenarioNames().filter((name) => wanted.length === 0 || wanted.inc
 const dir = mkdtempSync(join(tmpdir(), 'foghorn-bench-'));
 try {
   console.log(`UDP, ${queries} queries per round, ${window} in flight, best of ${rounds} rounds; node ${process.versions.node}`);
-  const naiveChild = spawn(process.execPath, [here('./naive-responder.js')]);
+  // Both with the V8 flags the container image gives Foghorn (v8-flags.ts): code against code.
+  const naiveChild = spawn(process.execPath, [...v8Flags, here('./naive-responder.js')]);
   const naive = await measure(naiveChild, waitForPort(naiveChild, /PORT (\d+)/), 'bench.example.org', 'A');
   console.log(line('naive dgram + dns-packet', naive));
   for (const name of names) {
@@ -85,7 +87,7 @@ try {
     try {
       const corefile = join(dir, `Corefile-${name}`);
       writeFileSync(corefile, setup.corefile);
-      const child = spawn(process.execPath, [cli, '-conf', corefile]);
+      const child = spawn(process.execPath, [...v8Flags, cli, '-conf', corefile]);
       const result = await measure(child, waitForPort(child, foghornListening), setup.queryName, setup.queryType);
       const ratio = result.qps / naive.qps;
       const cpuRatio = Number.isNaN(result.cpuUsPerQuery) ? '' : `, cpu ratio ${(naive.cpuUsPerQuery / result.cpuUsPerQuery).toFixed(2)}`;

@@ -111,3 +111,10 @@ test("the README's directive table is the shipped directive list, in chain order
     assert.ok(row.what.trim() !== '', `${row.name} says what it does`);
   }
 });
+
+test('`npm start` runs the server with the V8 flags of a serving process (v8-flags.ts)', async () => {
+  const { v8Flags } = await import('foghorn');
+  const start = readJson<{ scripts: Record<string, string> }>('package.json').scripts['start'] ?? '';
+  const flags = /\bnode ((?:--\S+ )*)packages\/foghorn\/dist\/src\/cli\.js\b/.exec(start)?.[1]?.trim().split(' ') ?? [];
+  assert.deepEqual(flags, v8Flags, `the start script: ${start}`);
+});

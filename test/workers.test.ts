@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseFlags, usage } from 'foghorn';
+import { parseFlags, usage, v8Flags, withV8Flags } from 'foghorn';
 import { eventually, freeDnsPort, freeTcpPort, holdTcpPort, httpGet, query, rcodeOf, tempFile } from '@foghorn/testkit';
 import type { HttpReply, Reply } from '@foghorn/testkit';
 import { startKubeApiServer } from '@foghorn/testkit/kube';
@@ -58,6 +58,14 @@ test('-workers takes a count or auto; anything else is a usage error', async () 
   assert.match(usage, /^ {2}-workers string\n {8}Processes serving the same ports, N or "auto"/m);
 });
 
+test("workers get the V8 flags unless the operator's node command line sets them", () => {
+  assert.deepEqual(withV8Flags([]), ['--min-semi-space-size=4']);
+  assert.deepEqual(withV8Flags(['--import', 'x.js']), ['--min-semi-space-size=4', '--import', 'x.js']);
+  // V8 reads `_` and `-` alike in a flag's name.
+  assert.deepEqual(withV8Flags(['--min_semi_space_size=16']), ['--min_semi_space_size=16']);
+  assert.deepEqual(withV8Flags(['--min-semi-space-size=1']), ['--min-semi-space-size=1']);
+});
+
 test('two workers answer over UDP and TCP on one port, both of them, and /metrics sums them', async (t) => {
   const metricsPort = await freeTcpPort();
   const pidfile = tempFile(t, '', 'foghorn.pid');
@@ -69,6 +77,11 @@ test('two workers answer over UDP and TCP on one port, both of them, and /metric
   assert.equal(readFileSync(pidfile, 'utf8'), `${cli.child.pid}\n`, 'the pidfile holds the primary');
   assert.equal(cli.output.match(/^Foghorn-/gm)?.length, 1, 'one banner for the group');
   assert.equal(workerPids(cli.child.pid!).length, 2);
+  // Started without them, the primary still gives its workers the V8 flags (v8-flags.ts).
+  for (const pid of workerPids(cli.child.pid!)) {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of v8Flags) assert.ok(argv.includes(flag), `worker ${pid} runs with ${flag}: ${argv.join(' ')}`);
+  }
 
   const seen = new Map<string, number>();
   const sent = { udp: 0, tcp: 0 };

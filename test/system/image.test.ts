@@ -1,7 +1,8 @@
 /**
  * The container image, without Docker (none runs here): the Dockerfile's runtime-tree RUN step,
  * read from the Dockerfile and run in a temp directory — compiled code only, production dependencies only, no source
- * maps or type declarations — then the server started from it as a non-root user and queried.
+ * maps or type declarations — then the server started from it, with the ENTRYPOINT's node flags,
+ * as a non-root user and queried.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { v8Flags } from 'foghorn';
 import { query, rcodeOf } from '@foghorn/testkit';
 import { repoRoot, runCli } from '../cli-helpers.js';
 
@@ -29,6 +31,16 @@ function stageSteps(name: string): string[] {
   const runs = stage?.split('\n').filter((line) => line.startsWith('RUN ')) ?? [];
   assert.ok(runs.length > 0, `the Dockerfile has a ${name} stage with a RUN step`);
   return runs.map((line) => line.slice('RUN '.length));
+}
+
+/** The node flags of the ENTRYPOINT (what stands between the node binary and the script). */
+function entrypointNodeFlags(): string[] {
+  const line = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8').split('\n').find((l) => l.startsWith('ENTRYPOINT '));
+  assert.ok(line, 'the Dockerfile has an ENTRYPOINT');
+  const argv = JSON.parse(line.slice('ENTRYPOINT '.length)) as string[];
+  assert.equal(argv[0], '/nodejs/bin/node');
+  assert.equal(argv.at(-1), '/foghorn/packages/foghorn/dist/src/cli.js');
+  return argv.slice(1, -1);
 }
 
 function runtimeTreeSteps(): string {
@@ -70,7 +82,10 @@ test('the image steps give a production-only tree that serves DNS as a non-root 
   const corefile = join(root, 'Corefile');
   writeFileSync(corefile, 'example.org:0 {\n    bind 127.0.0.1\n    whoami\n}\n');
   execFileSync('chmod', ['-R', 'a+rX', root]);
-  const child = spawn(process.execPath, [join(root, 'packages/foghorn/dist/src/cli.js'), '-conf', corefile], { cwd: root, uid: NOBODY, gid: NOBODY });
+  // The ENTRYPOINT's flags are the serving process's (v8-flags.ts), and this node accepts them.
+  const flags = entrypointNodeFlags();
+  assert.deepEqual(flags, v8Flags);
+  const child = spawn(process.execPath, [...flags, join(root, 'packages/foghorn/dist/src/cli.js'), '-conf', corefile], { cwd: root, uid: NOBODY, gid: NOBODY });
   t.after(() => child.kill('SIGKILL'));
   const port = await servedPort(child, /^example\.org\.:(\d+) on 127\.0\.0\.1$/m);
   const reply = await query({ port }, 'example.org', 'A');

@@ -6,6 +6,7 @@ export { aliases, directiveOrder, standardDirectives } from './directives.js';
 export { parseFlags, usage } from './flags.js';
 export type { CliFlags } from './flags.js';
 export { version } from './version.js';
+export { v8Flags, withV8Flags } from './v8-flags.js';
 export { main } from './main.js';
 export { defaultCorefile } from './default-corefile.js';
 export { discoverExternalPlugins, loadExternalPlugin, placeByHints, PluginLoadError, readPluginsCfg } from './external.js';

@@ -17,6 +17,7 @@ import type { CorefileSource, ListenerInfo, Logger, WorkerAnswer } from '@foghor
 import { startInformerHub } from '@foghorn/kube';
 import type { InformerHub } from '@foghorn/kube';
 import { LineJoiner, SharedOutput } from './lines.js';
+import { withV8Flags } from './v8-flags.js';
 import { GROUP_ENV, isOurs, WORKER_ENV } from './worker-protocol.js';
 import type { ToPrimary, ToWorker } from './worker-protocol.js';
 
@@ -114,8 +115,9 @@ export class Primary {
 
   /** Forks every worker; resolves once all serve (or ends the process when one cannot). */
   async start(): Promise<void> {
-    // Workers are silent (their stdout and stderr are pipes read here) and run this same CLI.
-    cluster.setupPrimary({ silent: true });
+    // Workers are silent (their stdout and stderr are pipes read here) and run this same CLI,
+    // with the V8 flags a serving process wants (v8-flags.ts) whether or not the primary had them.
+    cluster.setupPrimary({ silent: true, execArgv: withV8Flags(process.execArgv) });
     // TCP: the primary accepts and deals connections round-robin (Node's default on Linux, made
     // explicit). A listening socket shared by the workers leaves the choice to the kernel, which
     // is lopsided and measured slower (docs/architecture.md, "Workers"). UDP is always shared.
