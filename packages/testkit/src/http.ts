@@ -3,6 +3,7 @@
  * request on a fresh connection, and a port that was free a moment ago.
  */
 import dgram from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 
@@ -49,38 +50,68 @@ export function httpGet(port: number, path: string, options: HttpGetOptions = {}
   });
 }
 
-/** A TCP port on `host` that was free a moment ago, for tests that need the same port twice. */
-export async function freeTcpPort(host = '127.0.0.1'): Promise<number> {
+/**
+ * Where the free-port helpers look: below the kernel's ephemeral range (Linux's
+ * ip_local_port_range, 32768-60999 by default), from half its first port up. The kernel also
+ * gives the local ports of outgoing connections from that range: a port found free there may be
+ * taken by any client (of a test API server, of an upstream) before the test binds it, and the
+ * bind then fails with "address already in use". Null where the range cannot be read: the
+ * kernel's choice (port 0) then.
+ */
+const belowEphemeral: { readonly from: number; readonly to: number } | null = (() => {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low >= 4096 ? { from: Math.floor(low / 2), to: low } : null;
+  } catch {
+    return null;
+  }
+})();
+
+/** A port to try: random below the ephemeral range, or 0. */
+function candidatePort(): number {
+  return belowEphemeral === null ? 0 : belowEphemeral.from + Math.floor(Math.random() * (belowEphemeral.to - belowEphemeral.from));
+}
+
+/** Whether a TCP listener could take `port` on `host` (0: any); the port it got, or null. */
+async function tryTcp(port: number, host: string): Promise<number | null> {
   const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  const got = await new Promise<number | null>((resolve) => {
+    server.once('error', () => resolve(null));
+    server.listen(port, host, () => resolve((server.address() as net.AddressInfo).port));
+  });
+  if (got !== null) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return got;
+}
+
+/**
+ * A TCP port on `host` that was free a moment ago, for tests that need the same port twice.
+ * Below the ephemeral range, so no outgoing connection takes it meanwhile.
+ */
+export async function freeTcpPort(host = '127.0.0.1'): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await tryTcp(candidatePort(), host);
+    if (port !== null) return port;
+    if (attempt === 50) throw new Error(`no free TCP port on ${host} in 50 tries`);
+  }
 }
 
 /**
  * A port on `host` that was free for both UDP and TCP a moment ago, for a DNS server that must
  * listen on a fixed port: `foghorn -workers N` with port 0 shares the one UDP port its primary
  * picked, which another process may hold for TCP, and cannot pick again (the listener's port-0
- * retry works in one process only).
+ * retry works in one process only). Below the ephemeral range, as {@link freeTcpPort}.
  */
 export async function freeDnsPort(host = '127.0.0.1'): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     const udp = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
-    await new Promise<void>((resolve, reject) => {
-      udp.once('error', reject);
-      udp.bind(0, host, resolve);
+    const port = await new Promise<number | null>((resolve) => {
+      udp.once('error', () => resolve(null));
+      udp.bind(candidatePort(), host, () => resolve(udp.address().port));
     });
-    const { port } = udp.address();
-    const server = net.createServer();
-    const free = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false));
-      server.listen(port, host, () => resolve(true));
-    });
-    if (free) await new Promise<void>((resolve) => server.close(() => resolve()));
-    await new Promise<void>((resolve) => udp.close(resolve));
+    const free = port !== null && (await tryTcp(port, host)) !== null;
+    await new Promise<void>((resolve) => udp.close(() => resolve()));
     if (free) return port;
-    if (attempt === 20) throw new Error(`no port on ${host} free for both UDP and TCP in 20 tries`);
+    if (attempt === 50) throw new Error(`no port on ${host} free for both UDP and TCP in 50 tries`);
   }
 }
 
