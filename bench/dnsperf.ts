@@ -39,7 +39,9 @@
  * `npm run bench:dnsperf -- whoami forward`. `workers` is whoami under `-workers 2`, and
  * `kubernetes` needs a scenario-kubernetes module: each runs when Foghorn has it.
  * Environment: BENCH_SECONDS (per round, default 5), BENCH_ROUNDS (default 3), BENCH_TAIL_QPS,
- * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_TAIL_ROUNDS (default 3), BENCH_WORKERS_CPUS (the `workers`
+ * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_TAIL_ROUNDS (default 3), BENCH_QUIET_STEAL_MS
+ * (default 100: the tail rounds in which the hypervisor took at most this from both Foghorn's run
+ * and a peer's give that pair's p99 ratio, printed after the table), BENCH_WORKERS_CPUS (the `workers`
  * scenario's cores, default BENCH_SERVER_CPUS,BENCH_CLIENT_CPUS), BENCH_DNSPERF_ARGS (more
  * dnsperf arguments: `-m tcp -c 16`), BENCH_PEERS (comma-separated names:
  * raw, naive, dns2, miekg, knot, unbound, relay, dnsdist, upstream; `none` for no peer), BENCH_CPU_PROF (a directory:
@@ -70,6 +72,8 @@ const rounds = Number(env['BENCH_ROUNDS'] ?? 3);
 const tailQps = Number(env['BENCH_TAIL_QPS'] ?? 10_000);
 const tailSeconds = Number(env['BENCH_TAIL_SECONDS'] ?? 5);
 const tailRounds = Number(env['BENCH_TAIL_ROUNDS'] ?? 3);
+/** A tail round is quiet for a pair of servers when the hypervisor took at most this from each run, ms. */
+const quietStealMs = Number(env['BENCH_QUIET_STEAL_MS'] ?? 100);
 const serverCpus = env['BENCH_SERVER_CPUS'] ?? '0';
 const clientCpus = env['BENCH_CLIENT_CPUS'] ?? '1';
 const onlyPeers = env['BENCH_PEERS']?.split(',');
@@ -447,6 +451,8 @@ spawnSync('taskset', ['-a', '-p', '-c', clientCpus, String(process.pid)], { stdi
 
 const dir = mkdtempSync(join(tmpdir(), 'foghorn-dnsperf-'));
 const rows: Row[] = [];
+/** Per scenario and peer, Foghorn's tail p99 over the peer's in the rounds quiet for both. */
+const quietPairs: string[] = [];
 const loadBefore = loadavg();
 try {
   const help = spawnSync('dnsperf', ['-h'], { encoding: 'utf8' });
@@ -513,8 +519,17 @@ try {
             console.error(`${run.label} tail ${round + 1}: ${server.name} p99 ${fmt(result.p99Ms, 3)} ms, p99.9 ${fmt(result.p999Ms, 3)} ms, steal ${fmt(tail.stealMs, 0)} ms`);
           }
         }
+        // A run's p99 follows the time stolen from it more than its server: the rounds the host
+        // left both servers alone compare the servers (README, "dnsperf").
+        const own = tails.get(servers[0]!)!;
+        for (const server of servers.slice(1)) {
+          const theirs = tails.get(server)!;
+          const ratios = own.flatMap((mine, k) => (mine.stealMs <= quietStealMs && theirs[k]!.stealMs <= quietStealMs ? [mine.result.p99Ms / theirs[k]!.result.p99Ms] : []));
+          const shown = ratios.length === 0 ? 'none' : `${ratios.map((ratio) => fmt(ratio, 2)).join(', ')}`;
+          quietPairs.push(`${run.label}, ${servers[0]!.name} ÷ ${server.name}: ${ratios.length} of ${tailRounds} rounds quiet: ${shown}`);
+        }
         for (const [i, server] of servers.entries()) {
-          const runs = tails.get(server)!.sort((a, b) => a.result.p99Ms - b.result.p99Ms);
+          const runs = [...tails.get(server)!].sort((a, b) => a.result.p99Ms - b.result.p99Ms);
           const { result, stealMs: steal, loop } = runs[Math.floor(runs.length / 2)]!;
           medians[i]!.tail = result;
           medians[i]!.tailStealMs = steal;
@@ -543,6 +558,7 @@ try {
   console.log(`dnsperf ${dnsperfVersion}; ${roundSeconds} s rounds × ${rounds}, interleaved, medians; tail: -Q ${tailQps} for ${tailSeconds} s × ${tailRounds}, interleaved, the run of median p99`);
   console.log(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}\n`);
   console.log(table(rows));
+  if (quietPairs.length > 0) console.log(`\nTail p99 ratios in the rounds with at most ${quietStealMs} ms stolen from each run (BENCH_QUIET_STEAL_MS):\n${quietPairs.join('\n')}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
