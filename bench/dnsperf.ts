@@ -525,7 +525,7 @@ try {
         for (const server of servers.slice(1)) {
           const theirs = tails.get(server)!;
           const ratios = own.flatMap((mine, k) => (mine.stealMs <= quietStealMs && theirs[k]!.stealMs <= quietStealMs ? [mine.result.p99Ms / theirs[k]!.result.p99Ms] : []));
-          const shown = ratios.length === 0 ? 'none' : `${ratios.map((ratio) => fmt(ratio, 2)).join(', ')}`;
+          const shown = ratios.length === 0 ? 'none' : ratios.map((ratio) => fmt(ratio, 2)).join(', ');
           quietPairs.push(`${run.label}, ${servers[0]!.name} ÷ ${server.name}: ${ratios.length} of ${tailRounds} rounds quiet: ${shown}`);
         }
         for (const [i, server] of servers.entries()) {
