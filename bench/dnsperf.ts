@@ -46,6 +46,7 @@
  * dnsperf arguments: `-m tcp -c 16`), BENCH_PEERS (comma-separated names:
  * raw, naive, dns2, miekg, knot, unbound, relay, dnsdist, upstream; `none` for no peer), BENCH_CPU_PROF (a directory:
  * Foghorn runs under `node --cpu-prof` and leaves `foghorn-<scenario>.cpuprofile` there),
+ * BENCH_KEEP_DAMON=1 (leave the kernel's access monitor running: by default a run pauses it, damon.ts says why),
  * BENCH_BASELINE (another built checkout, e.g. `git archive` of the commit before a change with
  * `node_modules` and `npm run build`: its Foghorn runs as one more server in the same rounds, so
  * an optimisation's before and after are measured side by side on a busy machine). A scenario's
@@ -63,6 +64,7 @@ import { pathToFileURL } from 'node:url';
 import dnsPacket from 'dns-packet';
 import { v8Flags } from 'foghorn';
 import { cli, foghornListening, here, loadScenario, scenarioNames, stopChild, waitForPort } from './harness.js';
+import { pauseDamon, resumeDamon } from './damon.js';
 import { stealMs, treeCpuSeconds } from './proc.js';
 import type { ScenarioSetup } from './scenario.js';
 
@@ -449,6 +451,13 @@ async function stop(servers: Server[]): Promise<void> {
 // nothing from the server's core. On the server's core it cost log 0.72x against 0.82x.
 spawnSync('taskset', ['-a', '-p', '-c', clientCpus, String(process.pid)], { stdio: 'ignore' });
 
+// The kernel's access monitor stalls whichever core its scans land on (damon.ts): paused for the
+// run, and started again however the run ends.
+const pausedDamon = env['BENCH_KEEP_DAMON'] === '1' ? [] : pauseDamon();
+process.on('exit', () => resumeDamon(pausedDamon));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+const damonNote = pausedDamon.length > 0 ? `; DAMON paused (${pausedDamon.length} monitor${pausedDamon.length > 1 ? 's' : ''})` : '';
+
 const dir = mkdtempSync(join(tmpdir(), 'foghorn-dnsperf-'));
 const rows: Row[] = [];
 /** Per scenario and peer, Foghorn's tail p99 over the peer's in the rounds quiet for both. */
@@ -459,7 +468,7 @@ try {
   const dnsperfVersion = /Version (\S+)/.exec(`${help.stdout}${help.stderr}`)?.[1] ?? '?';
   console.error(
     `dnsperf ${dnsperfVersion}, ${roundSeconds} s rounds × ${rounds} interleaved (median), tail at ${tailQps} QPS for ${tailSeconds} s × ${tailRounds} interleaved (median p99); ` +
-      `server on CPU ${serverCpus}, dnsperf on CPU ${clientCpus}; node ${process.versions.node}; load ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`,
+      `server on CPU ${serverCpus}, dnsperf on CPU ${clientCpus}; node ${process.versions.node}; load ${loadBefore.map((l) => l.toFixed(2)).join(' ')}${damonNote}`,
   );
   for (const run of plannedRuns()) {
     const scenario = await loadScenario(run.module);
@@ -555,7 +564,7 @@ try {
     }
   }
   const loadAfter = loadavg();
-  console.log(`dnsperf ${dnsperfVersion}; ${roundSeconds} s rounds × ${rounds}, interleaved, medians; tail: -Q ${tailQps} for ${tailSeconds} s × ${tailRounds}, interleaved, the run of median p99`);
+  console.log(`dnsperf ${dnsperfVersion}; ${roundSeconds} s rounds × ${rounds}, interleaved, medians; tail: -Q ${tailQps} for ${tailSeconds} s × ${tailRounds}, interleaved, the run of median p99${damonNote}`);
   console.log(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}\n`);
   console.log(table(rows));
   if (quietPairs.length > 0) console.log(`\nTail p99 ratios in the rounds with at most ${quietStealMs} ms stolen from each run (BENCH_QUIET_STEAL_MS):\n${quietPairs.join('\n')}`);
