@@ -12,10 +12,11 @@ import type { Service } from './store.js';
  * Cached answers per query type (CoreDNS's cache plugin keeps 9,984 per kind by default). An
  * entry costs a few hundred bytes, a round-robin one about 1 KB with its per-cluster bodies,
  * so the cache stays within about 10-20 MB however many services there are. Past it, the
- * oldest entries make room; a miss builds its answer again. Built answers cost about 14 µs a
- * query (a hit, under 1 µs: bench/lighthouse-hit.ts), over a first pass through the lighthouse benchmark's 10,000 names
- * in process with the JIT warm, collections of the new entries included (42 µs with it cold, as
- * right after start-up). So a server's first second of many distinct names is its slowest.
+ * oldest entries make room; a miss builds its answer again. A build costs about 14 µs, where a
+ * hit costs under 1 (bench/lighthouse-hit.ts): a first pass through the lighthouse benchmark's
+ * 10,000 names in process, with the JIT warm and the collections of the new entries included;
+ * 42 µs with the JIT cold, as right after start-up. So a server's first second of many distinct
+ * names is its slowest.
  */
 export const cacheCapacity = 10_000;
 
