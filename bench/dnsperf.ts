@@ -455,7 +455,7 @@ spawnSync('taskset', ['-a', '-p', '-c', clientCpus, String(process.pid)], { stdi
 // run, and started again however the run ends.
 const pausedDamon = env['BENCH_KEEP_DAMON'] === '1' ? [] : pauseDamon();
 process.on('exit', () => resumeDamon(pausedDamon));
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(signal, () => process.exit(status));
 const damonNote = pausedDamon.length > 0 ? `; DAMON paused (${pausedDamon.length} monitor${pausedDamon.length > 1 ? 's' : ''})` : '';
 
 const dir = mkdtempSync(join(tmpdir(), 'foghorn-dnsperf-'));
