@@ -15,15 +15,20 @@ import { join } from 'node:path';
 
 const ADMIN = '/sys/kernel/mm/damon/admin/kdamonds';
 
-/** The state files of the monitors that are on now; none where there is no DAMON. */
+/**
+ * The state files of the monitors that are on now; none where there is no DAMON, or where this
+ * process may not read them (they are root's alone, mode 0600).
+ */
 function runningMonitors(): string[] {
-  let names: string[];
   try {
-    names = readdirSync(ADMIN).filter((name) => /^\d+$/.test(name));
+    return readdirSync(ADMIN)
+      .filter((name) => /^\d+$/.test(name))
+      .map((name) => join(ADMIN, name, 'state'))
+      .filter((state) => readFileSync(state, 'utf8').trim() === 'on');
   } catch {
+    // Not root: the monitors keep running, and the run is measured with them.
     return [];
   }
-  return names.map((name) => join(ADMIN, name, 'state')).filter((state) => readFileSync(state, 'utf8').trim() === 'on');
 }
 
 /**
