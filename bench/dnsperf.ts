@@ -22,7 +22,7 @@
  * (default core 1), with this process, which drains the servers' output. Rounds are interleaved (round 1 of every server, then round 2, …) so a change
  * in the machine's load touches them all alike; each figure is the median over the rounds, and
  * Foghorn's ratio to a peer is the median of the per-round ratios. A
- * steady-rate run (BENCH_TAIL_QPS, default 10,000 QPS) then gives the tail: p99 and p99.9, and
+ * steady-rate run (BENCH_TAIL_QPS, default 10,000 QPS, after a lead-in at that rate) then gives the tail: p99 and p99.9, and
  * for Foghorn the event loop's delay and GC pauses seen from inside (bench/peers/loop-stats.ts,
  * preloaded; the product has no such code; measured in a second run right after each tail run,
  * since the measuring costs CPU), and for every server the CPU time the hypervisor
@@ -39,7 +39,9 @@
  * `npm run bench:dnsperf -- whoami forward`. `workers` is whoami under `-workers 2`, and
  * `kubernetes` needs a scenario-kubernetes module: each runs when Foghorn has it.
  * Environment: BENCH_SECONDS (per round, default 5), BENCH_ROUNDS (default 3), BENCH_TAIL_QPS,
- * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_TAIL_ROUNDS (default 3), BENCH_QUIET_STEAL_MS
+ * BENCH_TAIL_SECONDS (default 5; 0 skips the tail runs), BENCH_TAIL_ROUNDS (default 3), BENCH_TAIL_LEAD_SECONDS
+ * (default 5: each tail run follows this long at its rate, unmeasured, so it is the steady rate's;
+ * its p99 and p99.9 are printed with the run's), BENCH_QUIET_STEAL_MS
  * (default 100: the tail rounds in which the hypervisor took at most this from both Foghorn's run
  * and a peer's give that pair's p99 ratio, printed after the table), BENCH_WORKERS_CPUS (the `workers`
  * scenario's cores, default BENCH_SERVER_CPUS,BENCH_CLIENT_CPUS), BENCH_DNSPERF_ARGS (more
@@ -74,6 +76,8 @@ const rounds = Number(env['BENCH_ROUNDS'] ?? 3);
 const tailQps = Number(env['BENCH_TAIL_QPS'] ?? 10_000);
 const tailSeconds = Number(env['BENCH_TAIL_SECONDS'] ?? 5);
 const tailRounds = Number(env['BENCH_TAIL_ROUNDS'] ?? 3);
+/** Seconds each server answers the tail's rate, unmeasured, right before each tail run. */
+const tailLeadSeconds = Number(env['BENCH_TAIL_LEAD_SECONDS'] ?? 5);
 /** A tail round is quiet for a pair of servers when the hypervisor took at most this from each run, ms. */
 const quietStealMs = Number(env['BENCH_QUIET_STEAL_MS'] ?? 100);
 const serverCpus = env['BENCH_SERVER_CPUS'] ?? '0';
@@ -513,6 +517,11 @@ try {
         for (let round = 0; round < tailRounds; round++) {
           for (const server of servers) {
             const tailArgs = ['-l', String(tailSeconds), '-Q', String(tailQps)];
+            // The tail is the steady rate's, so every server first answers that rate unmeasured. It
+            // has idled while the others ran, and after an idle spell V8 (Node 20) uncommits the
+            // young generation's spare half at every scavenge until the last 5 s averaged 1 KB
+            // allocated a millisecond: 3.4-3.9 ms pauses against 0.5-1.0 (README, "dnsperf").
+            const lead = tailLeadSeconds > 0 ? await dnsperf(server, queryFile, ['-l', String(tailLeadSeconds), '-Q', String(tailQps)], dir) : undefined;
             const steal = stealMs(stealCpus);
             const result = await dnsperf(server, queryFile, tailArgs, dir);
             const tail: Tail = { result, stealMs: stealMs(stealCpus) - steal, loop: undefined };
@@ -525,7 +534,8 @@ try {
               tail.loop = await server.loopStats.read();
             }
             tails.get(server)!.push(tail);
-            console.error(`${run.label} tail ${round + 1}: ${server.name} p99 ${fmt(result.p99Ms, 3)} ms, p99.9 ${fmt(result.p999Ms, 3)} ms, steal ${fmt(tail.stealMs, 0)} ms`);
+            const leadNote = lead ? `; the ${tailLeadSeconds} s before: p99 ${fmt(lead.p99Ms, 3)} ms, p99.9 ${fmt(lead.p999Ms, 3)} ms` : '';
+            console.error(`${run.label} tail ${round + 1}: ${server.name} p99 ${fmt(result.p99Ms, 3)} ms, p99.9 ${fmt(result.p999Ms, 3)} ms, steal ${fmt(tail.stealMs, 0)} ms${leadNote}`);
           }
         }
         // A run's p99 follows the time stolen from it more than its server: the rounds the host
