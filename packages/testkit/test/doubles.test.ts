@@ -1,4 +1,4 @@
-/** The test doubles themselves: the fake upstream, the fake backend, eventually and metric. */
+/** The test doubles themselves: the fake upstream, the fake backend, eventually, metric and the free ports. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { counter, definePlugin, nextOrFailure } from '@foghorn/core';
@@ -8,6 +8,8 @@ import {
   directivesOf,
   eventually,
   FakeBackend,
+  freeDnsPort,
+  freeTcpPort,
   makeQuery,
   metric,
   query,
@@ -68,6 +70,13 @@ test('eventually waits for a predicate or an assertion, and reports the last fai
   await eventually(() => assert.ok(++calls >= 5));
   await assert.rejects(eventually(() => false, 20), /condition not reached in time/);
   await assert.rejects(eventually(() => assert.equal(1, 2, 'still wrong'), 20), /still wrong/);
+});
+
+test('free ports asked for all at once are all different', async () => {
+  // Each is free when checked, and none is bound before the last is picked: as when a test
+  // starts several servers at once. 300 random picks out of 16,384 repeat one about twice.
+  const ports = await Promise.all([...Array.from({ length: 200 }, () => freeTcpPort()), ...Array.from({ length: 100 }, () => freeDnsPort())]);
+  assert.equal(new Set(ports).size, ports.length);
 });
 
 /** `bind`, without depending on the bind plugin: restricts the block to 127.0.0.1. */
