@@ -346,10 +346,16 @@ export class KubeApiServer {
     return this.watchers.size;
   }
 
-  /** Resets every connection (TCP RST), as a crashing API server or a load balancer does. */
+  /**
+   * Resets every connection (TCP RST), as a crashing API server or a load balancer does; one
+   * whose client has hung up and that is already closing its own side just closes. Node 20
+   * cannot reset a socket while its shutdown is in flight (libuv refuses), yet marks the
+   * socket closing anyway: its handle then never closes, and the process spins at 100 % CPU
+   * when it exits, waiting for it (caught in the stock-Corefile test, whose clients are killed).
+   */
   dropConnections(): void {
     for (const socket of this.sockets) {
-      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+      if (!socket.writableEnded && typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
       else socket.destroy();
     }
     this.watchers.clear();
