@@ -518,9 +518,9 @@ try {
           for (const server of servers) {
             const tailArgs = ['-l', String(tailSeconds), '-Q', String(tailQps)];
             // The tail is the steady rate's, so every server first answers that rate unmeasured. It
-            // has idled while the others ran, and after an idle spell V8 (Node 20) uncommits the
-            // young generation's spare half at every scavenge until the last 5 s averaged 1 KB
-            // allocated a millisecond: 3.4-3.9 ms pauses against 0.5-1.0 (README, "dnsperf").
+            // has idled while the others ran, and V8 (Node 20) uncommits the young generation's
+            // spare half at every scavenge while the last 5 s allocated under 1 KB a millisecond,
+            // idle included: 3.4-3.9 ms pauses against 0.5-1.0 (README, "dnsperf").
             const lead = tailLeadSeconds > 0 ? await dnsperf(server, queryFile, ['-l', String(tailLeadSeconds), '-Q', String(tailQps)], dir) : undefined;
             const steal = stealMs(stealCpus);
             const result = await dnsperf(server, queryFile, tailArgs, dir);
