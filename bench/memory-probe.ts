@@ -8,6 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { v8Flags } from 'foghorn';
 import { cli, foghornListening, here, stopChild, waitForPort } from './harness.js';
 
 /** process.memoryUsage() after a full GC, as memory-stats.ts writes it; bytes. */
@@ -52,11 +53,15 @@ export interface ProbeOptions {
   readonly nodeFlags?: readonly string[];
 }
 
-/** Starts `foghorn -conf corefile` with the memory-stats preload; resolves once it listens. */
+/**
+ * Starts `foghorn -conf corefile` with the memory-stats preload and the V8 flags the image and
+ * `npm start` give it (packages/foghorn/src/v8-flags.ts): the young generation's size is part of
+ * what resident memory is. Resolves once it listens.
+ */
 export async function startProbed(corefile: string, options: ProbeOptions): Promise<ProbedFoghorn> {
   const statsFile = join(options.dir, `memory-${options.name}.json`);
   const preload = pathToFileURL(here('./peers/memory-stats.js')).href;
-  const args = ['--expose-gc', ...(options.nodeFlags ?? []), '--import', preload, cli, '-conf', corefile];
+  const args = ['--expose-gc', ...v8Flags, ...(options.nodeFlags ?? []), '--import', preload, cli, '-conf', corefile];
   const [command, argv] = options.cpus ? ['taskset', ['-c', options.cpus, process.execPath, ...args]] : [process.execPath, args];
   // taskset execs node, so the child's pid is the server's. cwd: the repository, where
   // Corefile.example's relative paths point.
