@@ -23,6 +23,11 @@
  * 2.41–2.47. Memory: 6 MB more reserved for the young generation than V8's first 1 MB, and less
  * than the 16 MB it grew to (kubernetes with 50,000 services: 132–134 MB resident against
  * 156–164 a second after loading).
+ *
+ * Neither flag stops what V8 does after an idle spell: while the last 5 s allocated under 1 KB a
+ * millisecond, every scavenge uncommits the young generation's spare half and the next faults it
+ * in again, so the first 3–4 s of traffic after a lull scavenge in 3.4–3.9 ms instead of 0.5–1.0
+ * (README, "dnsperf"). No Node 20 flag turns that off on its own.
  */
 export const v8Flags: readonly string[] = ['--min-semi-space-size=4', '--max-semi-space-size=4'];
 
