@@ -16,8 +16,8 @@
  * `--max-semi-space-size=4` (MB) holds it there. Building a large index at start-up (lighthouse's
  * 10,000 services) outlives collections, so V8 grew the young generation to 16 MB, and after the
  * first quiet spell it shrank it back in one scavenge that paused 10.6 ms, the longest pause of
- * the process; the scavenges after it paused 1.7–4.3 ms while V8 unmapped pages
- * (`--trace-gc-nvp`: scavenging itself took 0.4–0.5). With both at 4, three paired runs at
+ * the process (the scavenges after it, 1.7–4.3 ms while V8 unmapped pages, are the idle-spell
+ * behaviour below, which the flags do not stop). With both at 4, three paired runs at
  * 10,000 QPS after 30 s idle read p99.9 2.5–2.9 ms against 4.0–5.1, and four paired saturating
  * runs 2.3–3.2 % more QPS at 2.5 % less CPU a query; the index loaded in 2.24–2.34 s against
  * 2.41–2.47. Memory: 6 MB more reserved for the young generation than V8's first 1 MB, and less
