@@ -1,7 +1,8 @@
 /**
  * The chain contract of CoreDNS (docs/compatibility.md, "Setup order" and "Who writes the reply"): directive-list order, the server writing
- * error rcodes nobody wrote, "no next plugin", errors and panics, and configuration errors.
+ * error rcodes nobody wrote, "no next plugin", errors and panics, configuration errors, and when a UDP reply leaves (once the chain's synchronous part is over).
  */
+import dgram from 'node:dgram';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { definePlugin, nextOrFailure, PluginError, Rcode, replyTo, validateCorefile } from '@foghorn/core';
@@ -78,6 +79,54 @@ test('error rcodes returned without a write are written by the server; panics be
       assert.match(panics, /coredns_panics_total 2/);
     }
   }
+});
+
+/**
+ * A plugin that writes a reply and goes on: `twice` writes a second one (NXDOMAIN), `panic`
+ * throws, `wait` returns a promise the test settles with {@link release}.
+ */
+let release = (): void => {};
+const writer = definePlugin({
+  name: 'writer',
+  setup(c) {
+    c.next();
+    const mode = c.remainingArgs()[0];
+    c.addHandler(() => ({
+      name: 'writer',
+      serveDNS(req, w) {
+        w.write(replyTo(req));
+        if (mode === 'twice') w.write(replyTo(req, Rcode.NXDOMAIN));
+        if (mode === 'panic') throw new TypeError('boom after the write');
+        if (mode === 'wait') return new Promise<number>((resolve) => (release = () => resolve(Rcode.NOERROR)));
+        return Rcode.NOERROR;
+      },
+    }));
+  },
+});
+
+/** Sends `wire` and collects the datagrams that come back within `ms`. */
+function datagrams(port: number, wire: Buffer, ms: number): Promise<Buffer[]> {
+  const socket = dgram.createSocket('udp4');
+  const got: Buffer[] = [];
+  socket.on('message', (msg) => got.push(msg));
+  socket.send(wire, port, '127.0.0.1');
+  return new Promise((resolve) => setTimeout(() => socket.close(() => resolve(got)), ms));
+}
+
+test('a UDP reply leaves when the chain returns or goes asynchronous, every write in order', async (t) => {
+  const rcodes = async (mode: string): Promise<string[]> => {
+    const server = await startServer(`.:0 {\n    bind 127.0.0.1\n    writer ${mode}\n}\n`, { directives: directivesOf(bind, writer) });
+    t.after(() => server.close());
+    const replies = await datagrams(server.port(), makeQuery('example.org', 'A'), 300);
+    release();
+    return replies.map((wire) => rcodeOf(decodeReply(wire)));
+  };
+  assert.deepEqual(await rcodes('once'), ['NOERROR']);
+  assert.deepEqual(await rcodes('twice'), ['NOERROR', 'NXDOMAIN']);
+  // Written before the panic: no SERVFAIL follows it.
+  assert.deepEqual(await rcodes('panic'), ['NOERROR']);
+  // The chain still waits when the reply arrives: it was not held until the chain settled.
+  assert.deepEqual(await rcodes('wait'), ['NOERROR']);
 });
 
 async function configError(corefile: string, directives: DirectiveEntry[] = directivesOf(bind, whoami)): Promise<string> {

@@ -70,6 +70,9 @@ export abstract class ReplyWriter implements ResponseWriter {
   /** Called once when the chain is done with the query, written or not. */
   done(): void {}
 
+  /** The chain's synchronous part is over (it returned, threw or went asynchronous): see {@link UdpWriter}. */
+  release(): void {}
+
   write(msg: Packet): number {
     return this.send(encodeReply(this.req, msg));
   }
@@ -92,7 +95,19 @@ export abstract class ReplyWriter implements ResponseWriter {
   protected abstract send(wire: Buffer): number;
 }
 
+/**
+ * A UDP reply written while the chain runs synchronously goes out when that part of the chain is
+ * over ({@link ReplyWriter.release}), not as the plugin writes it. Sending a datagram runs the
+ * kernel's whole UDP output path, which evicts from the CPU's caches the query's data that the
+ * plugins above the writer read on the way back: log's line and prometheus's counters cost a
+ * third less when they run before the send (README, "Sending after the chain"). The reply's time
+ * (Request.replySent) is still taken when it is written, and nothing reaches the client later
+ * than the chain's return: what it does after writing is a few hundred nanoseconds.
+ */
 class UdpWriter extends ReplyWriter {
+  private holding = true;
+  private held: Buffer | undefined = undefined;
+
   constructor(
     req: Request,
     private readonly socket: dgram.Socket,
@@ -103,8 +118,26 @@ class UdpWriter extends ReplyWriter {
 
   protected send(wire: Buffer): number {
     this.answered();
-    this.socket.send(wire, this.req.remotePort, this.address);
+    if (!this.holding) this.socket.send(wire, this.req.remotePort, this.address);
+    else {
+      // A second reply to one datagram (a plugin that writes twice) keeps the order.
+      if (this.held !== undefined) this.socket.send(this.held, this.req.remotePort, this.address);
+      this.held = wire;
+    }
     return wire.length;
+  }
+
+  override release(): void {
+    this.holding = false;
+    const held = this.held;
+    if (held === undefined) return;
+    this.held = undefined;
+    this.socket.send(held, this.req.remotePort, this.address);
+  }
+
+  override done(): void {
+    // The paths that answer without running the chain (REFUSED, BADVERS) end here.
+    this.release();
   }
 }
 
@@ -427,8 +460,10 @@ export class Listener {
     try {
       result = route.chain.serveDNS(req, w);
     } catch (error) {
+      w.release();
       return this.failed(req, w, error);
     }
+    w.release();
     if (typeof result === 'number') this.finish(req, w, result);
     else
       result.then(
