@@ -34,5 +34,5 @@ COPY examples/container/Corefile /etc/coredns/Corefile
 EXPOSE 53/udp 53/tcp 8080 8181 9153
 USER nonroot
 # node flags first: those of packages/foghorn/src/v8-flags.ts (test/system/image.test.ts compares).
-ENTRYPOINT ["/nodejs/bin/node", "--min-semi-space-size=4", "--max-semi-space-size=4", "/foghorn/packages/foghorn/dist/src/cli.js"]
+ENTRYPOINT ["/nodejs/bin/node", "--min-semi-space-size=4", "--max-semi-space-size=4", "--max-inlined-bytecode-size-cumulative=4000", "/foghorn/packages/foghorn/dist/src/cli.js"]
 CMD ["-conf", "/etc/coredns/Corefile"]

@@ -59,13 +59,15 @@ test('-workers takes a count or auto; anything else is a usage error', async () 
 });
 
 test("workers get the V8 flags unless the operator's node command line sets them", () => {
-  assert.deepEqual(withV8Flags([]), ['--min-semi-space-size=4', '--max-semi-space-size=4']);
-  assert.deepEqual(withV8Flags(['--import', 'x.js']), ['--min-semi-space-size=4', '--max-semi-space-size=4', '--import', 'x.js']);
+  const inlining = '--max-inlined-bytecode-size-cumulative=4000';
+  assert.deepEqual(withV8Flags([]), ['--min-semi-space-size=4', '--max-semi-space-size=4', inlining]);
+  assert.deepEqual(withV8Flags(['--import', 'x.js']), ['--min-semi-space-size=4', '--max-semi-space-size=4', inlining, '--import', 'x.js']);
   // V8 reads `_` and `-` alike in a flag's name.
-  assert.deepEqual(withV8Flags(['--min_semi_space_size=16']), ['--min_semi_space_size=16']);
-  assert.deepEqual(withV8Flags(['--min-semi-space-size=1']), ['--min-semi-space-size=1']);
-  // Either flag sizes the young generation: an operator's one stands alone.
-  assert.deepEqual(withV8Flags(['--max-semi-space-size=32', '--import', 'x.js']), ['--max-semi-space-size=32', '--import', 'x.js']);
+  assert.deepEqual(withV8Flags(['--min_semi_space_size=16']), [inlining, '--min_semi_space_size=16']);
+  assert.deepEqual(withV8Flags(['--min-semi-space-size=1']), [inlining, '--min-semi-space-size=1']);
+  // Either semi-space flag sizes the young generation: an operator's one stands alone.
+  assert.deepEqual(withV8Flags(['--max-semi-space-size=32', '--import', 'x.js']), [inlining, '--max-semi-space-size=32', '--import', 'x.js']);
+  assert.deepEqual(withV8Flags(['--max_inlined_bytecode_size_cumulative=920']), ['--min-semi-space-size=4', '--max-semi-space-size=4', '--max_inlined_bytecode_size_cumulative=920']);
 });
 
 test('two workers answer over UDP and TCP on one port, both of them, and /metrics sums them', async (t) => {
