@@ -6,7 +6,7 @@ import dgram from 'node:dgram';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { definePlugin, nextOrFailure, PluginError, Rcode, replyTo, validateCorefile } from '@foghorn/core';
-import type { DirectiveEntry, PluginDefinition } from '@foghorn/core';
+import type { DirectiveEntry, HandlerResult, PluginDefinition, Request, ResponseWriter } from '@foghorn/core';
 import whoami from '@foghorn/plugin-whoami';
 import bind from '@foghorn/plugin-bind';
 import { decodeReply, directivesOf, eventually, makeQuery, query, rcodeOf, startServer, tcpExchange } from '@foghorn/testkit';
@@ -28,22 +28,24 @@ function tracer(name: string, order: string[]): PluginDefinition {
   });
 }
 
+/** A plugin whose handler `serve` is told the directive's one argument, its mode. */
+function modal(name: string, serve: (mode: string | undefined, req: Request, w: ResponseWriter) => HandlerResult): PluginDefinition {
+  return definePlugin({
+    name,
+    setup(c) {
+      c.next();
+      const mode = c.remainingArgs()[0];
+      c.addHandler(() => ({ name, serveDNS: (req, w) => serve(mode, req, w) }));
+    },
+  });
+}
+
 /** A plugin whose behaviour is chosen by its argument: refuse, error, panic, asyncpanic. */
-const trouble = definePlugin({
-  name: 'trouble',
-  setup(c) {
-    c.next();
-    const mode = c.remainingArgs()[0];
-    c.addHandler(() => ({
-      name: 'trouble',
-      serveDNS() {
-        if (mode === 'refuse') return Rcode.REFUSED;
-        if (mode === 'error') throw new PluginError('plugin/trouble: upstream went away', { rcode: Rcode.SERVFAIL });
-        if (mode === 'asyncpanic') return Promise.reject(new TypeError('boom later'));
-        throw new TypeError('boom');
-      },
-    }));
-  },
+const trouble = modal('trouble', (mode) => {
+  if (mode === 'refuse') return Rcode.REFUSED;
+  if (mode === 'error') throw new PluginError('plugin/trouble: upstream went away', { rcode: Rcode.SERVFAIL });
+  if (mode === 'asyncpanic') return Promise.reject(new TypeError('boom later'));
+  throw new TypeError('boom');
 });
 
 test('the chain runs in directive-list order, whatever the Corefile order', async (t) => {
@@ -83,25 +85,15 @@ test('error rcodes returned without a write are written by the server; panics be
 
 /**
  * A plugin that writes a reply and goes on: `twice` writes a second one (NXDOMAIN), `panic`
- * throws, `wait` returns a promise the test settles with {@link release}.
+ * throws, `wait` returns a promise the test settles with {@link settle}.
  */
-let release = (): void => {};
-const writer = definePlugin({
-  name: 'writer',
-  setup(c) {
-    c.next();
-    const mode = c.remainingArgs()[0];
-    c.addHandler(() => ({
-      name: 'writer',
-      serveDNS(req, w) {
-        w.write(replyTo(req));
-        if (mode === 'twice') w.write(replyTo(req, Rcode.NXDOMAIN));
-        if (mode === 'panic') throw new TypeError('boom after the write');
-        if (mode === 'wait') return new Promise<number>((resolve) => (release = () => resolve(Rcode.NOERROR)));
-        return Rcode.NOERROR;
-      },
-    }));
-  },
+let settle = (): void => {};
+const writer = modal('writer', (mode, req, w) => {
+  w.write(replyTo(req));
+  if (mode === 'twice') w.write(replyTo(req, Rcode.NXDOMAIN));
+  if (mode === 'panic') throw new TypeError('boom after the write');
+  if (mode === 'wait') return new Promise<number>((resolve) => (settle = () => resolve(Rcode.NOERROR)));
+  return Rcode.NOERROR;
 });
 
 /** Sends `wire` and collects the datagrams that come back within `ms`. */
@@ -118,7 +110,7 @@ test('a UDP reply leaves when the chain returns or goes asynchronous, every writ
     const server = await startServer(`.:0 {\n    bind 127.0.0.1\n    writer ${mode}\n}\n`, { directives: directivesOf(bind, writer) });
     t.after(() => server.close());
     const replies = await datagrams(server.port(), makeQuery('example.org', 'A'), 300);
-    release();
+    settle();
     return replies.map((wire) => rcodeOf(decodeReply(wire)));
   };
   assert.deepEqual(await rcodes('once'), ['NOERROR']);

@@ -101,8 +101,8 @@ export abstract class ReplyWriter implements ResponseWriter {
  * kernel's whole UDP output path, which evicts from the CPU's caches the query's data that the
  * plugins above the writer read on the way back: log's line and prometheus's counters cost a
  * third less when they run before the send (README, "Sending after the chain"). The reply's time
- * (Request.replySent) is still taken when it is written, and nothing reaches the client later
- * than the chain's return: what it does after writing is a few hundred nanoseconds.
+ * (Request.replySent) is still taken when it is written; it leaves later by what the chain does
+ * after the write, a few hundred nanoseconds for log and prometheus.
  */
 class UdpWriter extends ReplyWriter {
   private holding = true;
