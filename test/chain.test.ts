@@ -1,6 +1,6 @@
 /**
  * The chain contract of CoreDNS (docs/compatibility.md, "Setup order" and "Who writes the reply"): directive-list order, the server writing
- * error rcodes nobody wrote, "no next plugin", errors and panics, configuration errors, and when a UDP reply leaves (once the chain's synchronous part is over).
+ * error rcodes nobody wrote, "no next plugin", errors and panics, configuration errors, and when UDP replies leave (at the end of the event loop's turn).
  */
 import dgram from 'node:dgram';
 import { test } from 'node:test';
@@ -84,32 +84,37 @@ test('error rcodes returned without a write are written by the server; panics be
 });
 
 /**
- * A plugin that writes a reply and goes on: `twice` writes a second one (NXDOMAIN), `panic`
- * throws, `wait` returns a promise the test settles with {@link settle}.
+ * A plugin that writes a reply and goes on: `twice` writes a second one (NXDOMAIN), `many` 69
+ * more with IDs 1 to 69 (more than the listener keeps waiting in one turn), `panic` throws, `wait`
+ * returns a promise the test settles with {@link settle}.
  */
 let settle = (): void => {};
 const writer = modal('writer', (mode, req, w) => {
   w.write(replyTo(req));
   if (mode === 'twice') w.write(replyTo(req, Rcode.NXDOMAIN));
+  if (mode === 'many') for (let id = 1; id < 70; id++) w.write({ ...replyTo(req), id });
   if (mode === 'panic') throw new TypeError('boom after the write');
   if (mode === 'wait') return new Promise<number>((resolve) => (settle = () => resolve(Rcode.NOERROR)));
   return Rcode.NOERROR;
 });
 
-/** Sends `wire` and collects the datagrams that come back within `ms`. */
-function datagrams(port: number, wire: Buffer, ms: number): Promise<Buffer[]> {
+/** Sends the `wires` at once, from one socket, and collects the datagrams that come back within `ms`. */
+function datagrams(port: number, wires: Buffer[], ms: number): Promise<Buffer[]> {
   const socket = dgram.createSocket('udp4');
   const got: Buffer[] = [];
   socket.on('message', (msg) => got.push(msg));
-  socket.send(wire, port, '127.0.0.1');
+  for (const wire of wires) socket.send(wire, port, '127.0.0.1');
   return new Promise((resolve) => setTimeout(() => socket.close(() => resolve(got)), ms));
 }
 
-test('a UDP reply leaves when the chain returns or goes asynchronous, every write in order', async (t) => {
-  const rcodes = async (mode: string): Promise<string[]> => {
+test('UDP replies leave at the end of the turn: every write, in order, none lost', async (t) => {
+  const start = async (mode: string): Promise<number> => {
     const server = await startServer(`.:0 {\n    bind 127.0.0.1\n    writer ${mode}\n}\n`, { directives: directivesOf(bind, writer) });
     t.after(() => server.close());
-    const replies = await datagrams(server.port(), makeQuery('example.org', 'A'), 300);
+    return server.port();
+  };
+  const rcodes = async (mode: string): Promise<string[]> => {
+    const replies = await datagrams(await start(mode), [makeQuery('example.org', 'A')], 300);
     settle();
     return replies.map((wire) => rcodeOf(decodeReply(wire)));
   };
@@ -119,6 +124,13 @@ test('a UDP reply leaves when the chain returns or goes asynchronous, every writ
   assert.deepEqual(await rcodes('panic'), ['NOERROR']);
   // The chain still waits when the reply arrives: it was not held until the chain settled.
   assert.deepEqual(await rcodes('wait'), ['NOERROR']);
+  // More writes in one turn than the listener keeps waiting: all of them, in the order written.
+  const many = await datagrams(await start('many'), [makeQuery('example.org', 'A', { id: 0 })], 300);
+  assert.deepEqual(many.map((wire) => decodeReply(wire).id), Array.from({ length: 70 }, (_, id) => id));
+  // A burst of queries, read in one turn or a few: one reply each.
+  const burst = Array.from({ length: 200 }, (_, id) => makeQuery('example.org', 'A', { id }));
+  const ids = (await datagrams(await start('once'), burst, 500)).map((wire) => decodeReply(wire).id ?? -1);
+  assert.deepEqual(ids.sort((x, y) => x - y), Array.from({ length: 200 }, (_, id) => id));
 });
 
 async function configError(corefile: string, directives: DirectiveEntry[] = directivesOf(bind, whoami)): Promise<string> {

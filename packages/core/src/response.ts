@@ -24,7 +24,8 @@ export interface ResponseWriter {
   /**
    * Sends an already encoded reply (a cache hit). The bytes are sent as they are when they fit
    * the client's limit; otherwise they are decoded and truncated like {@link write}. They may go
-   * out after this returns (a UDP reply leaves when the chain returns), so do not change them.
+   * out after this returns (UDP replies leave at the end of the event loop's turn), so do not
+   * change them.
    *
    * `size` is what a {@link Recorder} counts for it, when that is not `wire.length`: a plugin that
    * writes the scrub's OPT into its own bytes (whoami) passes the length without it, which is what
