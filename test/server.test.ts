@@ -3,6 +3,7 @@
  * TCP sockets, by Node's own resolver (c-ares, a client we did not write) and by raw sockets for
  * malformed and oversized cases.
  */
+import dgram from 'node:dgram';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Resolver } from 'node:dns/promises';
@@ -141,6 +142,23 @@ test('malformed packets get FORMERR or silence, and the next good query is answe
   assert.equal(rcodeOf(dnsPacket.decode(tcpReply!)), 'FORMERR');
   assert.equal(rcodeOf(await query(target, 'example.org', 'A')), 'NOERROR');
   assert.equal(rcodeOf(await query(target, 'example.org', 'A', { transport: 'tcp' })), 'NOERROR');
+});
+
+test('a datagram from port 0, which nothing can answer, costs the server nothing', async (t) => {
+  const server = await startServer('.:0 {\n    bind 127.0.0.1\n    whoami\n}\n', { directives: directives() });
+  t.after(() => server.close());
+  // Only a raw socket sends from port 0 (Node has none, and it takes root), so the listener's own
+  // socket is handed the datagrams as the kernel hands them over. Replying to one used to throw
+  // ERR_SOCKET_BAD_PORT out of the socket's 'message' handler: one packet ended the process.
+  const listeners = (server.server as unknown as { listeners: Map<string, { udp: dgram.Socket }> }).listeners;
+  const socket = [...listeners.values()][0]!.udp;
+  const good = makeQuery('example.org', 'A', { id: 7 });
+  const twoQuestions = Buffer.from(good);
+  twoQuestions.writeUInt16BE(2, 4);
+  for (const wire of [good, twoQuestions]) {
+    assert.doesNotThrow(() => socket.emit('message', wire, { address: '127.0.0.1', family: 'IPv4', port: 0, size: wire.length }));
+  }
+  assert.equal(rcodeOf(await query({ port: server.port() }, 'example.org', 'A')), 'NOERROR');
 });
 
 test('TCP carries several pipelined queries on one connection', async (t) => {

@@ -96,8 +96,9 @@ export abstract class ReplyWriter implements ResponseWriter {
  * The UDP replies of one turn of the event loop, sent together once its I/O is done. libuv reads
  * up to 32 datagrams from a socket before the loop moves on, and `setImmediate` runs after that.
  * Sending a datagram runs the kernel's whole UDP output path, on loopback the receiver's input path
- * and its wake-up too, and each system call empties this machine's TLB. Sent as it was written,
- * each reply evicts from the CPU's caches what the next query needs. Sent in a row, the kernel's
+ * and its wake-up too, and on a kernel with page-table isolation and no PCID (the benchmark's VM)
+ * every system call empties the TLB. Sent as it was written, each reply evicts from the CPU's
+ * caches what the next query needs. Sent in a row, the kernel's
  * path stays warm for the next send and the queries are answered back to back (README, "Replies
  * at the end of the turn"). A reply leaves at most one turn later than it was written. Its time
  * (Request.replySent) is still taken at the write, as CoreDNS takes it when `WriteMsg` returns.
@@ -132,7 +133,8 @@ class UdpOutbox {
       try {
         this.socket.send(wire, this.ports[i], this.addresses[i]);
       } catch {
-        // The socket was closed under the reply (ERR_SOCKET_DGRAM_NOT_RUNNING): nobody to send it to.
+        // Nobody to send it to: the socket was closed under the reply (ERR_SOCKET_DGRAM_NOT_RUNNING),
+        // or the query came from port 0 (ERR_SOCKET_BAD_PORT). Either used to throw into the chain.
       }
     }
   };
@@ -375,6 +377,7 @@ export class Listener {
     this.udp = undefined;
     this.tcp = undefined;
     this.outbox?.flush();
+    this.outbox = undefined;
     if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
     if (tcp) {
       const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
