@@ -22,6 +22,7 @@ import { freeTcpPort, httpGet, query } from '@foghorn/testkit';
 import { startKubeApiServer, syntheticClusterset } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
 import { clusterObjects, endpointSlice, isHeadless, namespaces, service } from './cluster-objects.js';
+import { saveResults } from './results.js';
 
 const cli = fileURLToPath(new URL('../../packages/foghorn/dist/src/cli.js', import.meta.url));
 const endpointsPerService = 5;
@@ -174,3 +175,4 @@ for (const count of sizes.length > 0 ? sizes : [10_000, 50_000]) rss.set(count, 
 const smallest = Math.min(...rss.keys());
 await shared(smallest, rss.get(smallest)!);
 console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+saveResults('cluster-dns');

@@ -10,6 +10,7 @@
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { compressReply } from '@foghorn/core';
+import { saveResults } from './results.js';
 
 const iterations = Number(process.env['BENCH_ITERATIONS'] ?? 20_000);
 const zone = 'headless.default.svc.cluster.local';
@@ -64,3 +65,4 @@ for (const [label, msg] of [['64 A, one owner', headless()], ['24 SRV + 24 A glu
   const us = (n: number): string => `${n.toFixed(2)} µs`;
   console.log(`| ${label} | ${wire.length} | ${sizes} | ${us(whole)} | ${us(edns)} | ${us(plain)} | ${us(encode)} |`);
 }
+saveResults('compress');

@@ -69,6 +69,7 @@ import { cli, foghornListening, here, loadScenario, scenarioNames, stopChild, wa
 import { pauseDamon, resumeDamon } from './damon.js';
 import { stealMs, treeCpuSeconds } from './proc.js';
 import type { ScenarioSetup } from './scenario.js';
+import { saveResults } from './results.js';
 
 const env = process.env;
 const roundSeconds = Number(env['BENCH_SECONDS'] ?? 5);
@@ -581,3 +582,4 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+saveResults('dnsperf');

@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTestPki } from '@foghorn/testkit';
 import { cpuSeconds } from './proc.js';
+import { saveResults } from './results.js';
 
 const cli = fileURLToPath(new URL('../../packages/foghorn/dist/src/cli.js', import.meta.url));
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
@@ -167,3 +168,4 @@ try {
   server.kill('SIGKILL');
   pki.remove();
 }
+saveResults('encrypted');

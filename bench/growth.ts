@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { loadScenario, scenarioNames } from './harness.js';
 import { mb, startProbed } from './memory-probe.js';
 import type { MemoryReading, ProbedFoghorn } from './memory-probe.js';
+import { saveResults } from './results.js';
 
 const env = process.env;
 const total = Number(env['BENCH_GROWTH_QUERIES'] ?? 5_000_000);
@@ -161,3 +162,4 @@ try {
   if (traceGc) console.error(`--trace-gc output kept in ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
 }
+saveResults('growth');

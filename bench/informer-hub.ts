@@ -26,6 +26,7 @@ import { endpointSlicesResource, servicesResource, startInformerHub } from '@fog
 import type { KubeObject } from '@foghorn/kube';
 import { startKubeApiServer } from '@foghorn/testkit/kube';
 import { clusterObjects, service } from './cluster-objects.js';
+import { saveResults } from './results.js';
 
 const sizes = (process.env['SIZES'] ?? '10000,50000').split(',').map(Number);
 const workers = Number(process.env['WORKERS'] ?? 2);
@@ -180,3 +181,4 @@ async function size(count: number): Promise<void> {
 }
 
 for (const count of sizes) await size(count);
+saveResults('informer-hub', { env: ['SIZES', 'WORKERS', 'ROUNDS', 'EVENTS'] });

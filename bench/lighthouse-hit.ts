@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dnsPacket from 'dns-packet';
 import { here } from './harness.js';
+import { saveResults } from './results.js';
 
 const env = process.env;
 const services = Number(env['BENCH_LIGHTHOUSE_SERVICES'] ?? 10_000);
@@ -108,3 +109,4 @@ for (const run of runs) {
   const sorted = [...run.times].sort((x, y) => x - y);
   console.log(`${run.name}: best ${sorted[0]!.toFixed(0)} ns/q, median ${sorted[sorted.length >> 1]!.toFixed(0)} ns/q`);
 }
+saveResults('lighthouse-hit');

@@ -30,6 +30,7 @@ import { startKubeApiServer, syntheticClusterset } from '@foghorn/testkit/kube';
 import type { ApiObject } from '@foghorn/testkit/kube';
 import { clusterObjects } from './cluster-objects.js';
 import { mb, startProbed, vmRss } from './memory-probe.js';
+import { saveResults } from './results.js';
 
 const sizes = process.argv.slice(2).map(Number);
 const counts = sizes.length > 0 ? sizes : [10_000, 50_000, 100_000];
@@ -142,3 +143,4 @@ if (indexes.includes('lighthouse')) {
   console.log(`\n${table([empty, ...rows], empty)}`);
 }
 console.log(`\nload average before ${loadBefore}, after ${loadLine()}`);
+saveResults('memory');

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { v8Flags } from 'foghorn';
 import { cli, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
 import { cpuSeconds } from './proc.js';
+import { saveResults } from './results.js';
 
 const queries = Number(process.env['BENCH_QUERIES'] ?? 100_000);
 const window = Number(process.env['BENCH_WINDOW'] ?? 64);
@@ -99,3 +100,4 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+saveResults('bench');
