@@ -521,7 +521,7 @@ try {
             // The tail is the steady rate's, so every server first answers that rate unmeasured. It
             // has idled while the others ran, and V8 (Node 20) uncommits the young generation's
             // spare half at every scavenge while the last 5 s allocated under 1 KB a millisecond,
-            // idle included: 3.4-3.9 ms pauses against 0.5-1.0 (README, "dnsperf").
+            // idle included: 3.4-3.9 ms pauses against 0.5-1.0 (docs/performance.md, "After an idle spell").
             const lead = tailLeadSeconds > 0 ? await dnsperf(server, queryFile, ['-l', String(tailLeadSeconds), '-Q', String(tailQps)], dir) : undefined;
             const steal = stealMs(stealCpus);
             const result = await dnsperf(server, queryFile, tailArgs, dir);
@@ -540,7 +540,7 @@ try {
           }
         }
         // A run's p99 follows the time stolen from it more than its server: the rounds the host
-        // left both servers alone compare the servers (README, "dnsperf").
+        // left both servers alone compare the servers (docs/performance.md, "Tail latency at a steady rate").
         const own = tails.get(servers[0]!)!;
         for (const server of servers.slice(1)) {
           const theirs = tails.get(server)!;

@@ -6,8 +6,8 @@
  * order, as JSON over the worker's IPC channel.
  *
  * Cost: an event is serialized once per worker that holds the informer and parsed once there; a
- * relist's `replace` carries the whole list, in parts (figures in the README, from
- * `npm run bench:informer-hub`).
+ * relist's `replace` carries the whole list, in parts (figures in docs/performance.md, "The
+ * informer hub", from `npm run bench:informer-hub`).
  */
 import type { Logger } from '@foghorn/core';
 import { timeHttpRequests } from './http-timing.js';

@@ -34,7 +34,7 @@ export interface ConsolidateRule {
 
 /** What an `errors` line configures. */
 export interface ErrorsOptions {
-  /** `stacktrace`: accepted; see the README's differences. */
+  /** `stacktrace`: accepted for CoreDNS's Corefiles, and has no effect: recovered panics are logged without a stack. */
   readonly stacktrace: boolean;
   /** Consolidation patterns in file order; only the first matching one counts an error. */
   readonly consolidate: readonly ConsolidateRule[];

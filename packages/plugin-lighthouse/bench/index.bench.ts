@@ -1,5 +1,6 @@
 /**
- * The figures in the README that `npm run bench` does not give. Run after building:
+ * The lighthouse figures that `npm run bench` does not give (docs/performance.md, "lighthouse").
+ * Run after building:
  *   node --expose-gc packages/plugin-lighthouse/dist/bench/index.bench.js [SERVICES...]
  * For each size (default 10,000 and 50,000 services, 3 clusters, every fifth headless):
  * 1. build and memory: the objects arrive as a watch delivers them (parsed JSON with a

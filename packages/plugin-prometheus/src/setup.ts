@@ -34,7 +34,7 @@ export function parsePrometheus(c: Dispenser): PrometheusOptions {
     while (c.nextBlock()) {
       switch (c.val()) {
         case 'runtime_metrics':
-          // Node's runtime metrics are always exported (see README), so this only validates.
+          // Node's runtime metrics (prom-client's defaults) are always exported, so this only validates.
           if (c.nextArg()) throw c.argError();
           break;
         case 'tls':
