@@ -12,6 +12,7 @@ declare -A tools=(
   [openssl]=openssl          # test certificates
   [git]=git                  # the fresh-clone test
   [knotd]=knot               # the reference server of the UDP burst (reliability/burst.ts)
+  [promtool]=prometheus      # checks and unit-tests the alerting rules of examples/monitoring
 )
 
 missing=()
