@@ -12,6 +12,7 @@
  * Then kubernetes and lighthouse (10,000 ServiceImports in 3 clusters) in one process, sharing
  * the connection: resident memory next to each alone.
  */
+import { saveResults } from './results.js';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +23,6 @@ import { freeTcpPort, httpGet, query } from '@foghorn/testkit';
 import { startKubeApiServer, syntheticClusterset } from '@foghorn/testkit/kube';
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
 import { clusterObjects, endpointSlice, isHeadless, namespaces, service } from './cluster-objects.js';
-import { saveResults } from './results.js';
 
 const cli = fileURLToPath(new URL('../../packages/foghorn/dist/src/cli.js', import.meta.url));
 const endpointsPerService = 5;

@@ -7,10 +7,10 @@
  *
  * Environment: BENCH_ITERATIONS per round (default 20,000); best of 5 rounds is printed.
  */
+import { saveResults } from './results.js';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { compressReply } from '@foghorn/core';
-import { saveResults } from './results.js';
 
 const iterations = Number(process.env['BENCH_ITERATIONS'] ?? 20_000);
 const zone = 'headless.default.svc.cluster.local';

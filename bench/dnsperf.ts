@@ -56,6 +56,7 @@
  * run in the same rounds too.
  * It is a benchmark: nothing here asserts a time.
  */
+import { saveResults } from './results.js';
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -69,7 +70,6 @@ import { cli, foghornListening, here, loadScenario, scenarioNames, stopChild, wa
 import { pauseDamon, resumeDamon } from './damon.js';
 import { stealMs, treeCpuSeconds } from './proc.js';
 import type { ScenarioSetup } from './scenario.js';
-import { saveResults } from './results.js';
 
 const env = process.env;
 const roundSeconds = Number(env['BENCH_SECONDS'] ?? 5);

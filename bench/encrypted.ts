@@ -16,6 +16,7 @@
  * flight. h2load (Debian package `nghttp2-client`), when installed, adds a DoH GET row with
  * real HTTP/2 multiplexing: BENCH_CLIENTS connections, 16 streams each.
  */
+import { saveResults } from './results.js';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -23,7 +24,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTestPki } from '@foghorn/testkit';
 import { cpuSeconds } from './proc.js';
-import { saveResults } from './results.js';
 
 const cli = fileURLToPath(new URL('../../packages/foghorn/dist/src/cli.js', import.meta.url));
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);

@@ -20,6 +20,7 @@
  * BENCH_TRACE_GC (1: Foghorn runs with --trace-gc, its output in the run's directory, kept).
  * It is a benchmark: nothing here asserts a figure.
  */
+import { saveResults } from './results.js';
 import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -27,7 +28,6 @@ import { join } from 'node:path';
 import { loadScenario, scenarioNames } from './harness.js';
 import { mb, startProbed } from './memory-probe.js';
 import type { MemoryReading, ProbedFoghorn } from './memory-probe.js';
-import { saveResults } from './results.js';
 
 const env = process.env;
 const total = Number(env['BENCH_GROWTH_QUERIES'] ?? 5_000_000);

@@ -16,6 +16,7 @@
  *
  * Environment: SIZES (default 10000,50000), WORKERS (2), ROUNDS (5), EVENTS (300).
  */
+import { saveResults } from './results.js';
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -26,7 +27,6 @@ import { endpointSlicesResource, servicesResource, startInformerHub } from '@fog
 import type { KubeObject } from '@foghorn/kube';
 import { startKubeApiServer } from '@foghorn/testkit/kube';
 import { clusterObjects, service } from './cluster-objects.js';
-import { saveResults } from './results.js';
 
 const sizes = (process.env['SIZES'] ?? '10000,50000').split(',').map(Number);
 const workers = Number(process.env['WORKERS'] ?? 2);

@@ -12,11 +12,11 @@
  * BENCH_QUERIES per round (default 60,000), BENCH_ROUNDS (default 21).
  * It is a benchmark: nothing here asserts a time.
  */
+import { saveResults } from './results.js';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import dnsPacket from 'dns-packet';
 import { here } from './harness.js';
-import { saveResults } from './results.js';
 
 const env = process.env;
 const services = Number(env['BENCH_LIGHTHOUSE_SERVICES'] ?? 10_000);

@@ -22,6 +22,7 @@
  * BENCH_HEAP_SNAPSHOTS (a directory) leaves a heap snapshot of each row there
  * (`node bench/dist/heap-summary.js FILE` prints what dominates). A benchmark: nothing asserts.
  */
+import { saveResults } from './results.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,6 @@ import { startKubeApiServer, syntheticClusterset } from '@foghorn/testkit/kube';
 import type { ApiObject } from '@foghorn/testkit/kube';
 import { clusterObjects } from './cluster-objects.js';
 import { mb, startProbed, vmRss } from './memory-probe.js';
-import { saveResults } from './results.js';
 
 const sizes = process.argv.slice(2).map(Number);
 const counts = sizes.length > 0 ? sizes : [10_000, 50_000, 100_000];

@@ -3,11 +3,11 @@
  * run ends, never by hand, so every figure published has its command, date and machine beside it.
  *
  * A benchmark's standard output is its result (progress and per-round lines go to standard
- * error), so importing this module starts keeping a copy of what the run writes there, and
- * `saveResults(job)`, the script's last statement, writes that copy under a header: the command
- * as it was typed (with the BENCH_* variables set), the commit, the start and end time, the
- * machine (cores, CPU model, memory, kernel), Node's version and the load average at both ends.
- * A run that fails writes nothing.
+ * error), so importing this module, a script's first import, starts keeping a copy of what the
+ * run writes there, and `saveResults(job)`, the script's last statement, writes that copy under a
+ * header: the command as it was typed (with the BENCH_* variables set), the commit, the start and
+ * end time, the machine (cores, CPU model, memory, kernel), Node's version and the load average at
+ * both ends. A run that fails writes nothing.
  *
  * BENCH_RESULTS: another directory to write to, or `0` to write no file (a quick look).
  */

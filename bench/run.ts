@@ -10,6 +10,7 @@
  * Each line also gives the server's CPU time per query (user + system, from /proc) and the
  * ratio of the naive responder's to it: steadier than QPS on a shared machine.
  */
+import { saveResults } from './results.js';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,6 @@ import { join } from 'node:path';
 import { v8Flags } from 'foghorn';
 import { cli, foghornListening, here, loadScenario, scenarioNames, waitForPort } from './harness.js';
 import { cpuSeconds } from './proc.js';
-import { saveResults } from './results.js';
 
 const queries = Number(process.env['BENCH_QUERIES'] ?? 100_000);
 const window = Number(process.env['BENCH_WINDOW'] ?? 64);

@@ -20,7 +20,7 @@
 import type net from 'node:net';
 import { defaultMaxConnections } from './limits.js';
 
-/** Per-listener caps; docs/reliability.md, "Limits and their defaults", gives the defaults and why. */
+/** Per-listener caps; the defaults are in the repository README. */
 export interface TcpLimits {
   /** Concurrent connections per listener (default 1,000, at most half the descriptor limit). */
   readonly maxConnections: number;

@@ -22,7 +22,7 @@ export interface EmbeddedServerOptions {
   readonly logger?: Logger;
   readonly registry?: Registry;
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** TCP connection and buffer caps per listener (defaults in docs/reliability.md, "Limits and their defaults"). */
+  /** TCP connection and buffer caps per listener (defaults in the README). */
   readonly tcpLimits?: Partial<TcpLimits>;
 }
 
