@@ -10,7 +10,7 @@
 import { saveResults } from './results.js';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { compressReply } from '@foghorn/core';
+import { compressReply } from '@foghorn/core/wire';
 
 const iterations = Number(process.env['BENCH_ITERATIONS'] ?? 20_000);
 const zone = 'headless.default.svc.cluster.local';

@@ -6,6 +6,7 @@
 import { endpointSlicesResource, informerRegistry, servicesResource } from '@foghorn/kube';
 import type { InformerLease, KubeObject } from '@foghorn/kube';
 import { createLogger } from '@foghorn/core';
+import type { SharedKey } from '@foghorn/core';
 
 const now = (): number => performance.timeOrigin + performance.now();
 /** CPU time of this process so far, ms. */
@@ -13,9 +14,9 @@ const cpu = (): number => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
-const shared = new Map<string, unknown>();
+const shared = new Map<SharedKey<unknown>, unknown>();
 const registry = informerRegistry({
-  shared<T>(key: string, create: () => T): T {
+  shared<T>(key: SharedKey<T>, create: () => T): T {
     if (!shared.has(key)) shared.set(key, create());
     return shared.get(key) as T;
   },

@@ -5,8 +5,10 @@
 import dgram from 'node:dgram';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { definePlugin, nextOrFailure, PluginError, Rcode, replyTo, validateCorefile } from '@foghorn/core';
-import type { DirectiveEntry, HandlerResult, PluginDefinition, Request, ResponseWriter } from '@foghorn/core';
+import { definePlugin, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
+import type { HandlerResult, PluginDefinition, Request, ResponseWriter } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core/server';
+import type { DirectiveEntry } from '@foghorn/core/server';
 import whoami from '@foghorn/plugin-whoami';
 import bind from '@foghorn/plugin-bind';
 import { decodeReply, directivesOf, eventually, makeQuery, query, rcodeOf, startServer, tcpExchange } from '@foghorn/testkit';

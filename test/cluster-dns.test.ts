@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { definePlugin } from '@foghorn/core';
+import { definePlugin, ReadinessProbes } from '@foghorn/core';
 import type { ReadinessProbe } from '@foghorn/core';
 import bind from '@foghorn/plugin-bind';
 import kubernetes, { ClusterStore, parseKubernetes, watchedResources } from '@foghorn/plugin-kubernetes';
@@ -159,7 +159,7 @@ for (const [name, text] of [['the Corefile', corefile], ['the Corefile with pods
     const api = await startKubeApiServer();
     t.after(() => api.close());
     let probes: (() => readonly ReadinessProbe[]) | undefined;
-    const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.readinessProbes()) });
+    const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.use(ReadinessProbes)) });
     // The block as the ConfigMap has it, pointed at the test API server instead of in-cluster.
     const block = kubernetesBlock(text).replace(/\{\n/, `{\n       endpoint ${api.url}\n`);
     const dns = await startServer(`.:0 {\n    bind 127.0.0.1\n    readyprobe\n${block}}\n`, { directives: directivesOf(bind, readyprobe, kubernetes) });

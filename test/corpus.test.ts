@@ -12,7 +12,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createLogger, validateCorefile } from '@foghorn/core';
+import { createLogger } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core/server';
 import { standardDirectives } from 'foghorn';
 import { repoRoot, runCli } from './cli-helpers.js';
 

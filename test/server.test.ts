@@ -10,7 +10,7 @@ import { Resolver } from 'node:dns/promises';
 import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer, Packet } from 'dns-packet';
 import { definePlugin, Flags, replyTo } from '@foghorn/core';
-import type { DirectiveEntry } from '@foghorn/core';
+import type { DirectiveEntry } from '@foghorn/core/server';
 import { standardDirectives } from 'foghorn';
 import { decodeReply, makeQuery, query, rcodeOf, startServer, tcpExchange, udpExchange } from '@foghorn/testkit';
 

@@ -2,7 +2,7 @@
  * DNS over HTTPS (RFC 8484) on `/dns-query`: HTTP/2 with HTTP/1.1 on the same port (ALPN), the
  * behaviour of CoreDNS's core/dnsserver/server_https.go and plugin/pkg/doh:
  *
- *   GET ?dns=BASE64URL │ POST body ─► readQuery ─► Listener.serve ─► 200 application/dns-message
+ *   GET ?dns=BASE64URL │ POST body ─► readQuery ─► dispatch ─► 200 application/dns-message
  *   other path: 404 │ other method, bad base64, body > 64 KiB, unreadable message: 400
  *   chain wrote nothing: 500
  *
@@ -16,7 +16,9 @@ import type net from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { TYPE_OPT } from './constants.js';
 import { listenError } from './address.js';
-import { bindStream, clientAddress, defaultStreamTimeouts, GRACEFUL_STOP_MS, Listener, rejectReply, ReplyWriter, wrapListenError } from './listener.js';
+import { dispatch, rejectReply, ReplyWriter } from './dispatch.js';
+import { errorMessage } from './errors.js';
+import { bindStream, clientAddress, defaultStreamTimeouts, GRACEFUL_STOP_MS, Listener, wrapListenError } from './listener.js';
 import type { ServerSettings } from './plugin.js';
 import { Request } from './request.js';
 import { clientAllowed, renewSecureContext, secureServerOptions } from './tls-listener.js';
@@ -179,7 +181,7 @@ export class DohListener extends Listener {
       try {
         this.onRequest(req, res);
       } catch (error) {
-        this.options.logger.error(`${this.server}: DoH request: ${error instanceof Error ? error.message : String(error)}`);
+        this.options.logger.error(`${this.server}: DoH request: ${errorMessage(error)}`);
         this.httpError(res, 500, 'Internal Server Error');
       }
     });
@@ -248,7 +250,7 @@ export class DohListener extends Listener {
     if (verdict !== Verdict.Accept) return this.respond(res, rejectReply(wire, verdict, this.dohHeader)!);
     const socket = req.socket;
     const query = new Request(wire, this.dohHeader, 'tcp', clientAddress(socket.remoteAddress ?? ''), socket.remotePort ?? 0);
-    this.serve(query, new DohWriter(query, this, res));
+    dispatch(this.routing, query, new DohWriter(query, this, res));
   }
 
   /** 200 with the DNS reply. */

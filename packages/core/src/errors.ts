@@ -11,6 +11,17 @@
 import { CONFIG_ERROR_CODE } from '@foghorn/corefile';
 import { Rcode } from './rcode.js';
 
+/**
+ * What a log line or a reply prints of a thrown value: an error's message, anything else as
+ * text. Thrown values need not be errors (`throw 'x'`, a rejected promise's reason).
+ *
+ * @example
+ * c.log.error(`reading '${path}': ${errorMessage(error)}`);
+ */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Every `code` a Foghorn error carries. */
 export const ErrorCode = {
   /** A Corefile that cannot be served: syntax, bad keys, duplicate zones, a setup refusing its options. */
@@ -104,7 +115,7 @@ export class StartupError extends defineError(ErrorCode.STARTUP, 'StartupError')
     at: { readonly file: string; readonly line: number; readonly column: number },
     cause: unknown,
   ) {
-    let reason = cause instanceof Error ? cause.message : String(cause);
+    let reason = errorMessage(cause);
     // Hooks that already say whose error it is (CoreDNS's plugin.Error) are not prefixed twice.
     const prefix = `plugin/${directive}: `;
     if (reason.startsWith(prefix)) reason = reason.slice(prefix.length);

@@ -1,77 +1,76 @@
 /**
- * @foghorn/core: the plugin API plugin authors publish against, and the server that runs a
- * Corefile's chains.
+ * `@foghorn/core`: the plugin API, everything a plugin package needs and nothing more. This entry
+ * point is the contract third-party plugins are published against (a `^1` peer range), so it
+ * changes only in a major version; `test/api.test.ts` fails on any change to it that was not
+ * reviewed. Wire-level helpers live in `@foghorn/core/wire` (experimental: they may change in a
+ * minor version) and the server itself in `@foghorn/core/server` (the CLI and embedding
+ * programs); plugins never import the latter.
+ *
  * @module
  */
-export { Dispenser, CorefileError, errorAt, formatPosition, parseCorefile, parseDuration, formatDuration } from '@foghorn/corefile';
-export type { Token, ServerBlock } from '@foghorn/corefile';
+
+// Declaring a plugin and its place in the chain.
 export { API_VERSION, definePlugin, nextOrFailure } from './plugin.js';
 export type {
+  ClientAuth,
   Controller,
+  CorefileSource,
   Handler,
   HandlerFactory,
   HandlerResult,
   Hook,
+  KeyTransport,
   PluginDefinition,
   PluginOrder,
-  ReadinessProbe,
   ServerKey,
-  Transferer,
-  ClientAuth,
-  KeyTransport,
   ServerSettings,
   TlsSettings,
 } from './plugin.js';
-export { isIpv6Text, Request, MIN_UDP_SIZE, MAX_TCP_SIZE } from './request.js';
+
+// Cooperation between plugins: capability tokens and process-wide state.
+export { defineCapability, defineShared, HandlerNames, ListenAddresses, ReadinessProbes, Servers, Transferers } from './capability.js';
+export type { Capability, CapabilityScope, ReadinessProbe, SharedKey, Transferer } from './capability.js';
+
+// The query and the reply.
+export { Request } from './request.js';
 export type { Transport } from './request.js';
-export { encodeReply, packetRcode, Recorder, replyTo, wireRcode } from './response.js';
+export type { EdnsOption } from './wire.js';
+export { Recorder, replyTo } from './response.js';
 export type { ResponseWriter } from './response.js';
 export { clientWrote, Rcode, rcodeToString } from './rcode.js';
 export type { RcodeName } from './rcode.js';
-export { ConfigError, defineError, ErrorCode, KubeConnectionError, PluginError, PluginLoadError, StartupError } from './errors.js';
-export type { ErrorCodeValue, FoghornErrorClass } from './errors.js';
-export { createLogger, stdoutSink } from './logger.js';
-export type { Logger, LogLevel, LogSink } from './logger.js';
+export { lookupVia } from './lookup.js';
+
+// Errors.
+export { ConfigError, errorMessage, ErrorCode, KubeConnectionError, PluginError, PluginLoadError, StartupError, ZoneFileError } from './errors.js';
+export type { ErrorCodeValue } from './errors.js';
+export { CorefileError } from '@foghorn/corefile';
+
+// Logging.
+export { createLogger } from './logger.js';
+export type { Logger, LogSink } from './logger.js';
+
+// Reading the Corefile in setup: the dispenser (Controller's verbs) and CoreDNS's helpers.
+export { Dispenser, errorAt, formatDuration, parseDuration } from '@foghorn/corefile';
+export type { Token } from '@foghorn/corefile';
 export { atoi, checkDirectory, durationArg, ERR_ONCE, errOnce, fallthroughZones, integerInRange, readableFile, zonesFromArgs } from './parse.js';
 export type { ZonesFromArgsOptions } from './parse.js';
-export { pollEvery } from './poll.js';
-export { isSubdomain, matchZone, normalizeZone, parseServerKey, reverseZones, serverLabel } from './keys.js';
-export { formatIp, parseIp, to4 } from './ip.js';
-export { buildInstance, Instance } from './instance.js';
-export type { AddressPlan, BuildContext, CorefileSource, DirectiveEntry, HookKind } from './instance.js';
-export { Server, validateCorefile } from './server.js';
-export type { ListenerInfo, ServerOptions } from './server.js';
-export type { ListenerEvents } from './listener.js';
-export { defaultStreamTimeouts } from './listener.js';
-export { defaultTlsMaxConnections } from './tls-listener.js';
-export { cacheMaxAge, defaultHttp2MaxStreams, defaultHttpsMaxConnections, DOH_PATH } from './doh-listener.js';
-export { RouteTable } from './routes.js';
-export { DEFAULT_MAX_TCP_CONNECTIONS, defaultMaxConnections, descriptorLimit, UDP_RECEIVE_BUFFER } from './limits.js';
-export type { DescriptorLimit } from './limits.js';
-export { DEFAULT_MAX_BUFFERED_BYTES, defaultTcpLimits } from './tcp-limits.js';
-export type { TcpLimits } from './tcp-limits.js';
-export type { Route } from './routes.js';
-export { emptyHeader, questionEnd, readName, readQuery, skipName, Verdict, writeOpt, writeReplyHead } from './wire.js';
-export { compressReply } from './compress.js';
-export * from './constants.js';
-export type { EdnsOption, QueryHeader } from './wire.js';
-export { listenError, listenPort, splitHostPort } from './address.js';
-export type { HostPort } from './address.js';
-export { classNumber, ResponseType, responseClass, typeNumber, typify } from './response-type.js';
-export type { ResponseClass } from './response-type.js';
-export { defaultHttpShutdownGraceMs, defaultHttpTimeoutMs, HttpEndpoint, HttpEndpoints, notFound, parseHttpAddress } from './http-endpoint.js';
-export type { HttpEndpointOptions } from './http-endpoint.js';
-export { counter, counterVec, CounterVec, gauge, gaugeVec, GaugeVec, histogram, histogramVec, HistogramVec, registerCollector, registerMetric, slimTimeBuckets, timeBuckets } from './metrics.js';
-export type { CounterCell, HistogramCell } from './metrics.js';
-export type { MetricOptions } from './metrics.js';
-export { EDNS_OPTION_EDE, edeOption, replyOpt } from './edns.js';
 export { goRegExp, regExpGroups } from './goregexp.js';
-export { formatRR, parseRR } from './rr.js';
-export { lookupVia } from './lookup.js';
-export type { ReplyOptOptions } from './edns.js';
-export { RFC8482_TTL, rfc8482Hinfo } from './rfc8482.js';
-export { APP_NAME, appVersion } from './app.js';
-export { parseZoneFile, ZoneFileError, zoneName } from './zonefile.js';
-export type { ZoneFileOptions } from './zonefile.js';
-export { sharedHandles } from './workers.js';
+export { pollEvery } from './poll.js';
+
+// Zone names.
+export { isSubdomain, matchZone, normalizeZone } from './keys.js';
+
+// The DNS wire vocabulary: header layout, flags, types, classes, opcodes.
+export * from './constants.js';
+
+// Metrics.
+export { counter, counterVec, CounterVec, gauge, gaugeVec, GaugeVec, histogram, histogramVec, HistogramVec, slimTimeBuckets, timeBuckets } from './metrics.js';
+export type { CounterCell, HistogramCell, MetricOptions } from './metrics.js';
+
+// HTTP endpoints of plugins such as health, ready and prometheus.
+export { HttpEndpoint, HttpEndpoints, notFound, parseHttpAddress } from './http-endpoint.js';
+export type { HttpEndpointOptions } from './http-endpoint.js';
+
+// Workers (`foghorn -workers N`).
 export type { WorkerAnswer, WorkerGroup } from './workers.js';

@@ -9,22 +9,13 @@ import type { Registry } from 'prom-client';
 import { ConfigError, StartupError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
-import type {
-  Controller,
-  Handler,
-  HandlerFactory,
-  HandlerResult,
-  Hook,
-  KeyTransport,
-  PluginDefinition,
-  ReadinessProbe,
-  ServerKey,
-  ServerSettings,
-  Transferer,
-} from './plugin.js';
+import { CapabilityStore, coreProvided, HandlerNames, ListenAddresses, Servers } from './capability.js';
+import type { Capability, SharedKey } from './capability.js';
+import type { Controller, CorefileSource, Handler, HandlerFactory, HandlerResult, Hook, KeyTransport, PluginDefinition, ServerKey, ServerSettings } from './plugin.js';
 import type { Request } from './request.js';
 import type { ResponseWriter } from './response.js';
 import type { Route } from './routes.js';
+import { isDisabled } from './switches.js';
 import type { WorkerGroup } from './workers.js';
 
 /** One entry of the distribution's directive list (our plugin.cfg). */
@@ -39,13 +30,6 @@ export interface DirectiveEntry {
   load(): PluginDefinition | Promise<PluginDefinition>;
 }
 
-/** A Corefile's text and where it came from. */
-export interface CorefileSource {
-  /** Path as given (`Corefile`, `/etc/coredns/Corefile`), `stdin`, or a name for text. */
-  readonly path: string;
-  readonly contents: string;
-}
-
 /** Process-wide services a configuration is built against; they outlive reloads. */
 export interface BuildContext {
   readonly directives: readonly DirectiveEntry[];
@@ -55,7 +39,8 @@ export interface BuildContext {
   readonly logger: Logger;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly validating: boolean;
-  readonly shared: Map<string, unknown>;
+  /** Process-wide state by key (`Controller.shared`): the server keeps one map across reloads. */
+  readonly shared: Map<SharedKey<unknown>, unknown>;
   requestReload(): Promise<Error | undefined>;
   /** A plugin's fatal error: log it and end the process (see `Controller.fatal`). */
   fatal(directive: string, message: string): void;
@@ -63,6 +48,11 @@ export interface BuildContext {
   readonly defaultCorefile?: string;
   /** The other worker processes under `foghorn -workers N`; undefined in a single process. */
   readonly workers?: WorkerGroup;
+  /**
+   * Called as each plugin of a chain is entered, with the query and the directive: a tracing
+   * hook (`foghorn -query` prints the path with it). Chains built without one pay nothing for it.
+   */
+  readonly onEnter?: (req: Request, plugin: string) => void;
 }
 
 export type HookKind = 'startup' | 'shutdown' | 'restart' | 'restartFailed' | 'finalShutdown';
@@ -84,7 +74,8 @@ export interface AddressPlan {
 /** A fully set-up configuration, not yet started. */
 export class Instance {
   readonly hooks: Record<HookKind, Hook[]> = { startup: [], shutdown: [], restart: [], restartFailed: [], finalShutdown: [] };
-  readonly probes: ReadinessProbe[] = [];
+  /** What plugins provided under configuration-wide capabilities (readiness probes, ...). */
+  readonly capabilities: CapabilityStore = new CapabilityStore();
   readonly addresses: AddressPlan[] = [];
 
   constructor(readonly source: CorefileSource) {}
@@ -109,12 +100,9 @@ interface BlockState {
   readonly keys: ServerKey[];
   readonly keyTokens: Token[];
   readonly factories: { name: string; factory: HandlerFactory }[];
-  readonly listenAddresses: string[];
-  /** Zone data offered for transfers (`Controller.addTransferer`). */
-  readonly transferers: Transferer[];
+  /** What the block's plugins (and core: handler names, servers) provided under block capabilities. */
+  readonly capabilities: CapabilityStore;
   readonly settings: ServerSettings;
-  /** The listeners serving this block, as metrics `server` labels; filled once planned. */
-  readonly servers: Set<string>;
   /** A plugin of this block answers every class ({@link PluginDefinition.anyClass}). */
   anyClass: boolean;
 }
@@ -168,7 +156,7 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
     let chain: Handler | null = null;
     for (let i = state.factories.length - 1; i >= 0; i--) {
       const { name, factory } = state.factories[i]!;
-      chain = link(name, factory(chain));
+      chain = link(name, factory(chain), context.onEnter);
     }
     return chain;
   });
@@ -192,7 +180,7 @@ function blockState(block: ServerBlock, index: number, dnsPort: number): BlockSt
       keyTokens.push(token);
     }
   }
-  return { block, index, keys, keyTokens, factories: [], listenAddresses: [], transferers: [], settings: {}, servers: new Set(), anyClass: false };
+  return { block, index, keys, keyTokens, factories: [], capabilities: new CapabilityStore(), settings: {}, anyClass: false };
 }
 
 /**
@@ -207,7 +195,9 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
   const wildcardPorts = new Map<number, Token>();
   const boundPorts = new Map<number, Token>();
   for (const state of states) {
-    const hosts = state.listenAddresses.length > 0 ? [...new Set(state.listenAddresses)] : [''];
+    const listenAddresses = state.capabilities.list(ListenAddresses);
+    const hosts = listenAddresses.length > 0 ? [...new Set(listenAddresses)] : [''];
+    const servers = state.capabilities.list(Servers);
     state.keys.forEach((key, i) => {
       const token = state.keyTokens[i]!;
       // CoreDNS serves such a block in clear text on the TLS port; an operator who wrote tls:// wants encryption.
@@ -240,7 +230,8 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
         }
         Object.assign(plan.settings, definedFields(state.settings));
         plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null, key: token, block: state.block });
-        state.servers.add(serverLabel(host, key.port, key.transport));
+        const server = serverLabel(host, key.port, key.transport);
+        if (!servers.includes(server)) servers.push(server);
         if (state.anyClass) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;
       }
     });
@@ -265,17 +256,36 @@ function definedFields(settings: ServerSettings): ServerSettings {
  * kubeadm Corefile on cache hits (prometheus, errors, loadbalance, cache) 291 against 220 ns.
  * The source is this function's and a counter's: the same source would be the same code to V8,
  * whose cache would hand every link one function again. Where code generation is turned off
- * (`node --disallow-code-generation-from-strings`) the links share {@link NamedLink}'s code.
+ * (`node --disallow-code-generation-from-strings`, or `FOGHORN_DISABLE=codegen` to measure what
+ * it is worth) the links share {@link NamedLink}'s code.
+ *
+ * `onEnter` (a tracing hook, {@link BuildContext.onEnter}) is called between the two: only the
+ * chains of a traced configuration carry it.
  */
-function link(name: string, handler: Handler): Handler {
-  try {
-    const serveDNS = new Function('name', 'handler', `return function link${links++}(req, w) {\n  req.handler = name;\n  return handler.serveDNS(req, w);\n};`);
-    return { name, serveDNS: serveDNS(name, handler) as Handler['serveDNS'] };
-  } catch {
-    return new NamedLink(name, handler);
+function link(name: string, handler: Handler, onEnter?: (req: Request, plugin: string) => void): Handler {
+  const target = onEnter === undefined ? handler : traced(name, handler, onEnter);
+  if (!isDisabled('codegen')) {
+    try {
+      const serveDNS = new Function('name', 'handler', `return function link${links++}(req, w) {\n  req.handler = name;\n  return handler.serveDNS(req, w);\n};`);
+      return { name, serveDNS: serveDNS(name, target) as Handler['serveDNS'] };
+    } catch {
+      // Code generation is off for this process: the shared link below.
+    }
   }
+  return new NamedLink(name, target);
 }
 let links = 0;
+
+/** `handler` behind a call to `onEnter`: the hook of a traced chain. */
+function traced(name: string, handler: Handler, onEnter: (req: Request, plugin: string) => void): Handler {
+  return {
+    name,
+    serveDNS(req, w) {
+      onEnter(req, name);
+      return handler.serveDNS(req, w);
+    },
+  };
+}
 
 /** A chain link in shared code: {@link link}'s fallback. */
 class NamedLink implements Handler {
@@ -294,7 +304,6 @@ class NamedLink implements Handler {
 class SetupController extends Dispenser implements Controller {
   readonly keys: readonly ServerKey[];
   readonly zones: readonly string[];
-  readonly blockIndex: number;
   readonly registry: Registry;
   readonly log: Logger;
   readonly validating: boolean;
@@ -314,7 +323,6 @@ class SetupController extends Dispenser implements Controller {
     super(tokens, directive);
     this.keys = state.keys;
     this.zones = [...new Set(state.keys.map((key) => key.zone))];
-    this.blockIndex = state.index;
     this.registry = context.registry;
     this.log = context.logger.forPlugin(directive);
     this.validating = context.validating;
@@ -326,6 +334,7 @@ class SetupController extends Dispenser implements Controller {
 
   addHandler(factory: HandlerFactory): void {
     this.state.factories.push({ name: this.directive, factory });
+    this.state.capabilities.list(HandlerNames).push(this.directive);
   }
   onStartup(hook: Hook): void {
     const { directive, first } = this;
@@ -349,30 +358,20 @@ class SetupController extends Dispenser implements Controller {
   onFinalShutdown(hook: Hook): void {
     this.instance.hooks.finalShutdown.push(hook);
   }
-  reportReadiness(ready: () => boolean): void {
-    this.instance.probes.push({ name: this.directive, ready });
+  provide<T>(token: Capability<T>, value: T): void {
+    if (coreProvided.has(token)) throw new TypeError(`capability '${token.name}' is provided by core, not by plugins`);
+    this.store(token).list(token).push(value);
   }
-  handlerNames(): readonly string[] {
-    return this.state.factories.map((entry) => entry.name);
+  use<T>(token: Capability<T>): readonly T[] {
+    return this.store(token).list(token);
   }
-  servers(): readonly string[] {
-    return [...this.state.servers];
+  private store(token: Capability<unknown>): CapabilityStore {
+    return token.scope === 'configuration' ? this.instance.capabilities : this.state.capabilities;
   }
-  readinessProbes(): readonly ReadinessProbe[] {
-    return this.instance.probes;
-  }
-  addTransferer(transferer: Transferer): void {
-    this.state.transferers.push(transferer);
-  }
-  transferers(): readonly Transferer[] {
-    return this.state.transferers;
-  }
-  addListenAddresses(addresses: readonly string[]): void {
-    this.state.listenAddresses.push(...addresses);
-  }
-  shared<T>(key: string, create: () => T): T {
-    if (!this.context.shared.has(key)) this.context.shared.set(key, create());
-    return this.context.shared.get(key) as T;
+  shared<T>(key: SharedKey<T>, create: () => T): T {
+    const shared = this.context.shared;
+    if (!shared.has(key)) shared.set(key, create());
+    return shared.get(key) as T;
   }
   requestReload(): Promise<Error | undefined> {
     return this.context.requestReload();

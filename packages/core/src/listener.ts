@@ -1,19 +1,18 @@
 /**
  * One DNS listener: a UDP socket and a TCP server on the same address and port, shared by every
- * server block that serves a zone there. It decodes each query once, picks the zone's chain and
- * makes sure every accepted query gets exactly one reply, whatever the chain does.
+ * server block that serves a zone there. It decodes each query once and hands it to
+ * {@link dispatch}, which picks the zone's chain and makes sure every accepted query gets exactly
+ * one reply, whatever the chain does.
  *
- *   socket ─► readQuery (accept filter) ─► Request ─► RouteTable.match ─► chain.serveDNS ─► writer
- *                  │ drop / FORMERR / NOTIMP            │ no zone: REFUSED      │ error rcode, nothing
- *                  ▼                                    ▼                       ▼ written: server writes it
+ *   socket ─► readQuery (accept filter) ─► Request ─► dispatch (dispatch.ts) ─► writer
+ *                  │ drop / FORMERR / NOTIMP
+ *                  ▼ rejectReply
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
-import dnsPacket from 'dns-packet';
-import type { OptAnswer, Packet } from 'dns-packet';
 import { listenError } from './address.js';
-import { CLASS_IN, HEADER_LENGTH } from './constants.js';
-import { PluginError } from './errors.js';
+import { dispatch, rejectReply, ReplyWriter } from './dispatch.js';
+import type { DispatchContext } from './dispatch.js';
 import { serverLabel } from './keys.js';
 import { raiseReceiveBuffer, UDP_RECEIVE_BUFFER } from './limits.js';
 import { defaultTcpLimits, FrameReader, TcpGuard } from './tcp-limits.js';
@@ -21,14 +20,12 @@ import type { GuardedConnection, TcpLimits } from './tcp-limits.js';
 import type { ReceiveBuffer } from './limits.js';
 import type { Logger } from './logger.js';
 import type { KeyTransport, ServerSettings } from './plugin.js';
-import { clientWrote, Rcode } from './rcode.js';
 import { Request } from './request.js';
 import type { Transport } from './request.js';
-import { encodeReply, errorReply, replyTo } from './response.js';
-import type { ResponseWriter } from './response.js';
 import { RouteTable } from './routes.js';
+import { isDisabled } from './switches.js';
 import { sharedHandles } from './workers.js';
-import { emptyHeader, headerOnlyReply, readQuery, Verdict } from './wire.js';
+import { emptyHeader, readQuery, Verdict } from './wire.js';
 import type { QueryHeader } from './wire.js';
 
 /**
@@ -62,36 +59,6 @@ export interface ListenerOptions {
   readonly tcpLimits?: TcpLimits;
 }
 
-/** What a query needs from its listener, split out so writers stay small. */
-export abstract class ReplyWriter implements ResponseWriter {
-  written = false;
-  constructor(protected readonly req: Request) {}
-
-  /** Called once when the chain is done with the query, written or not. */
-  done(): void {}
-
-  write(msg: Packet): number {
-    return this.send(encodeReply(this.req, msg));
-  }
-
-  writeWire(wire: Buffer): number {
-    // Only an oversized wire reply is decoded again, to get the scrub's OPT and be compressed and
-    // truncated like any other.
-    if (wire.length > this.req.maxResponseSize) return this.write(dnsPacket.decode(wire));
-    return this.send(wire);
-  }
-
-  /** What every transport's send records first: the query is answered, by whom, and when. */
-  protected answered(): void {
-    this.written = true;
-    const req = this.req;
-    if (req.writtenBy === '') req.writtenBy = req.handler;
-    req.replySent();
-  }
-
-  protected abstract send(wire: Buffer): number;
-}
-
 /**
  * The UDP replies of one turn of the event loop, sent together once its I/O is done. libuv reads
  * up to 32 datagrams from a socket before the loop moves on, and `setImmediate` runs after that.
@@ -99,8 +66,9 @@ export abstract class ReplyWriter implements ResponseWriter {
  * and its wake-up too, and on a kernel with page-table isolation and no PCID (the benchmark's VM)
  * every system call empties the TLB. Sent as it was written, each reply evicts from the CPU's
  * caches what the next query needs. Sent in a row, the kernel's
- * path stays warm for the next send and the queries are answered back to back (README, "Replies
- * at the end of the turn"). A reply leaves at most one turn later than it was written. Its time
+ * path stays warm for the next send and the queries are answered back to back (docs/architecture.md,
+ * "Switches": `FOGHORN_DISABLE=outbox` sends each reply as it is written, {@link DirectSender}, to
+ * measure it again). A reply leaves at most one turn later than it was written. Its time
  * (Request.replySent) is still taken at the write, as CoreDNS takes it when `WriteMsg` returns.
  * The order of writes is kept, within a query and across queries.
  */
@@ -143,10 +111,28 @@ class UdpOutbox {
 /** See {@link UdpOutbox.add}: twice what libuv reads from a socket in one turn. */
 const MAX_WAITING_REPLIES = 64;
 
+/** {@link UdpOutbox}'s stand-in under `FOGHORN_DISABLE=outbox`: each reply leaves as it is written. */
+class DirectSender {
+  constructor(private readonly socket: dgram.Socket) {}
+
+  add(wire: Buffer, port: number, address: string): void {
+    try {
+      this.socket.send(wire, port, address);
+    } catch {
+      // As UdpOutbox.flush: a closed socket or a query from port 0 has nobody to answer.
+    }
+  }
+
+  flush(): void {}
+}
+
+/** How UDP replies leave, chosen once per process so the writer's call has one target. */
+const UdpSender: typeof UdpOutbox | typeof DirectSender = isDisabled('outbox') ? DirectSender : UdpOutbox;
+
 class UdpWriter extends ReplyWriter {
   constructor(
     req: Request,
-    private readonly outbox: UdpOutbox,
+    private readonly outbox: UdpOutbox | DirectSender,
     private readonly address: string,
   ) {
     super(req);
@@ -270,13 +256,12 @@ export function clientAddress(address: string): string {
 export class Listener {
   /** CoreDNS's `server` label: `dns://:53`, `dns://127.0.0.1:1053`, `tls://:853`. */
   readonly server: string;
-  routes: RouteTable = new RouteTable([]);
-  /** Set when some block here uses a plugin that answers any class (forward). */
-  acceptAnyClass = false;
+  /** What {@link dispatch} routes this listener's queries by: its zones, chains and class rule; a reload swaps them. */
+  readonly routing: DispatchContext;
   /** Timeouts and TLS of the blocks served here; see {@link Listener.configure}. */
   protected settings: ServerSettings = {};
   private udp: dgram.Socket | undefined;
-  private outbox: UdpOutbox | undefined;
+  private outbox: UdpOutbox | DirectSender | undefined;
   /** The stream server: TCP here, TLS for DoT (DoH keeps its HTTP/2 server itself). */
   protected tcp: net.Server | undefined;
   private readonly connections = new Set<TcpConnection>();
@@ -287,6 +272,14 @@ export class Listener {
 
   constructor(protected readonly options: ListenerOptions) {
     this.server = serverLabel(options.host, options.port, options.transport);
+    const events = options.events;
+    this.routing = {
+      server: this.server,
+      routes: new RouteTable([]),
+      acceptAnyClass: false,
+      logger: options.logger,
+      ...(events ? { onPanic: (server: string, error: unknown) => events.panic(server, error) } : {}),
+    };
     this.guard = new TcpGuard(options.tcpLimits ?? defaultTcpLimits());
   }
 
@@ -351,7 +344,7 @@ export class Listener {
     const udp = this.udp;
     this.reportReceiveBuffer(raiseReceiveBuffer(udp));
     this.boundPort = udp.address().port;
-    const outbox = (this.outbox = new UdpOutbox(udp));
+    const outbox = (this.outbox = new UdpSender(udp));
     udp.on('message', (msg, rinfo) => this.onDatagram(outbox, msg, rinfo));
     udp.on('error', (error) => this.options.logger.error(`${this.server}: UDP: ${error.message}`));
     const tcpHost = family === 'udp4' && wildcard ? '0.0.0.0' : wildcard ? '::' : this.options.host;
@@ -390,7 +383,7 @@ export class Listener {
     }
   }
 
-  private onDatagram(outbox: UdpOutbox, msg: Buffer, rinfo: dgram.RemoteInfo): void {
+  private onDatagram(outbox: UdpOutbox | DirectSender, msg: Buffer, rinfo: dgram.RemoteInfo): void {
     const verdict = readQuery(msg, this.header);
     if (verdict !== Verdict.Accept) {
       const reply = rejectReply(msg, verdict, this.header);
@@ -398,7 +391,7 @@ export class Listener {
       return;
     }
     const req = new Request(msg, this.header, 'udp', clientAddress(rinfo.address), rinfo.port);
-    this.serve(req, new UdpWriter(req, outbox, rinfo.address));
+    dispatch(this.routing, req, new UdpWriter(req, outbox, rinfo.address));
   }
 
   /**
@@ -464,91 +457,8 @@ export class Listener {
     }
     const req = new Request(msg, this.header, 'tcp' satisfies Transport, clientAddress(socket.remoteAddress ?? ''), socket.remotePort ?? 0);
     connection.inFlight++;
-    this.serve(req, new TcpWriter(req, connection));
+    dispatch(this.routing, req, new TcpWriter(req, connection));
   }
-
-  /** Routes one accepted query through its chain and guarantees a reply (docs/compatibility.md, "Accept filter" and "Who writes the reply"). */
-  protected serve(req: Request, w: ReplyWriter): void {
-    req.server = this.server;
-    if (req.qclass !== CLASS_IN && !this.acceptAnyClass) return this.finish(req, w, Rcode.REFUSED);
-    if (req.hasEdns && req.ednsVersion !== 0) {
-      this.badVersion(req, w);
-      return w.done();
-    }
-    const route = this.routes.match(req.qname, req.qtype);
-    if (route === undefined || route.chain === null) return this.finish(req, w, Rcode.REFUSED);
-    req.zone = route.zone;
-    let result: number | Promise<number>;
-    try {
-      result = route.chain.serveDNS(req, w);
-    } catch (error) {
-      return this.failed(req, w, error);
-    }
-    if (typeof result === 'number') this.finish(req, w, result);
-    else
-      result.then(
-        (rcode) => this.finish(req, w, rcode),
-        (error: unknown) => this.failed(req, w, error),
-      );
-  }
-
-  /** The chain returned `rcode`: write it if nobody wrote (docs/compatibility.md, "Who writes the reply"), then release the query. */
-  private finish(req: Request, w: ReplyWriter, rcode: number): void {
-    if (!clientWrote(rcode) && !w.written) this.reply(req, w, rcode);
-    w.done();
-  }
-
-  private failed(req: Request, w: ReplyWriter, error: unknown): void {
-    if (error instanceof PluginError) return this.finish(req, w, error.rcode);
-    this.options.logger.error(`Recovered from panic in server: "${this.server}" ${describe(error)}`);
-    this.options.events?.panic(this.server, error);
-    this.finish(req, w, Rcode.SERVFAIL);
-  }
-
-  private reply(req: Request, w: ReplyWriter, rcode: number): void {
-    // The server writes this one, not the plugin that returned the rcode.
-    req.handler = '';
-    try {
-      w.writeWire(errorReply(req, rcode));
-    } catch (error) {
-      this.options.logger.error(`${this.server}: writing ${rcode} reply: ${describe(error)}`);
-    }
-  }
-
-  /** RFC 6891 §6.1.3: an unknown EDNS version gets BADVERS and an OPT of version 0. */
-  private badVersion(req: Request, w: ReplyWriter): void {
-    const msg = replyTo(req);
-    const opt: OptAnswer = {
-      type: 'OPT',
-      name: '.',
-      udpPayloadSize: req.udpSize,
-      extendedRcode: Rcode.BADVERS >> 4,
-      ednsVersion: 0,
-      flags: 0,
-      flag_do: false,
-      options: [],
-    };
-    msg.additionals = [opt];
-    w.write(msg);
-  }
-}
-
-/** The reply to a query `readQuery` did not accept: none (drop), FORMERR or NOTIMP with its question. */
-export function rejectReply(msg: Buffer, verdict: Verdict, header: QueryHeader): Buffer | undefined {
-  if (verdict === Verdict.Drop) return undefined;
-  // Both keep the question when it was read, as miekg/dns's SetRcodeFormatError copies the one it
-  // unpacked before a bad record; the header checks fail before reading it (questionEnd is 12).
-  const reply = headerOnlyReply(msg, verdict === Verdict.FormErr ? Rcode.FORMERR : Rcode.NOTIMP);
-  if (header.questionEnd > HEADER_LENGTH && header.questionEnd <= msg.length) {
-    const withQuestion = Buffer.concat([reply, msg.subarray(HEADER_LENGTH, header.questionEnd)]);
-    withQuestion.writeUInt16BE(1, 4);
-    return withQuestion;
-  }
-  return reply;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function codeOf(error: unknown): string | undefined {

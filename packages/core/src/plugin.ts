@@ -3,7 +3,7 @@
  * contract third-party plugins are published against; keep it small and stable.
  */
 import type { Dispenser } from '@foghorn/corefile';
-import type { Answer } from 'dns-packet';
+import type { Capability, SharedKey } from './capability.js';
 import type { Registry } from 'prom-client';
 import { PluginError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -78,63 +78,42 @@ export interface ServerSettings {
   maxQueries?: number;
 }
 
-/** A plugin that can tell whether it is ready to serve (e.g. caches synced). */
-export interface ReadinessProbe {
-  /** Directive name, listed by the *ready* plugin when it is not ready. */
-  readonly name: string;
-  ready(): boolean;
-}
-
-/**
- * A plugin that owns zone data and hands it out for zone transfers: CoreDNS's
- * `transfer.Transferer` (`plugin/transfer/transfer.go`). The zone owner (*file*) offers it with
- * `c.addTransferer`; *transfer* finds the ones of its server block with `c.transferers()`, so
- * neither plugin imports the other.
- */
-export interface Transferer {
-  /** The directive offering it, for logs. */
-  readonly name: string;
-  /**
-   * The records of `zone` (lower-case, fully qualified) in batches, or null when this plugin is
-   * not authoritative for exactly that zone (CoreDNS's `ErrNotAuthoritative`), so the next
-   * transferer is asked. `serial` 0 asks for AXFR: the SOA first, every record, the SOA again
-   * last. Another serial is an IXFR: when it equals the zone's serial only the SOA is given,
-   * otherwise the whole zone as for AXFR (the AXFR fallback of RFC 1995 §4).
-   */
-  transfer(zone: string, serial: number): Iterable<readonly Answer[]> | AsyncIterable<readonly Answer[]> | null;
-  /**
-   * Registers `notify`, called with a zone's name when it is loaded at startup or reloaded with a
-   * new serial, so *transfer* sends NOTIFY (RFC 1996) to the secondaries.
-   */
-  onZoneChange?(notify: (zone: string) => void): void;
-}
-
 /**
  * What `setup` gets: the plugin's own tokens (the dispenser verbs: `next`, `nextArg`,
  * `remainingArgs`, `nextBlock`, `val`, `error`, `argError`) plus the ways to join the server.
  * Setup parses and registers; it must start nothing (open sockets in `onStartup`).
+ *
+ * @example
+ * setup(c) {
+ *   const options = parseHello(c);                 // tokens in, options out
+ *   const source = new Source(options);
+ *   c.onStartup(() => source.start());             // start only when serving
+ *   c.onShutdown(() => source.stop());
+ *   c.provide(ReadinessProbes, { name: c.directive, ready: () => source.synced });
+ *   c.addHandler((next) => new Hello(options, source, next));
+ * }
  */
 export interface Controller extends Dispenser {
   /** The server block's keys, normalised; plugins derive default zones from them. */
   readonly keys: readonly ServerKey[];
   /** Zones of the server block (all keys, CIDRs expanded), lower-case and fully qualified. */
   readonly zones: readonly string[];
-  /** Index of the server block in the Corefile (0-based). */
-  readonly blockIndex: number;
-  /** The shared prom-client registry; create metrics through it, once per process (see `shared`). */
+  /** The shared prom-client registry; create metrics through it with core's metric helpers. */
   readonly registry: Registry;
   /** Logger prefixed with `plugin/<directive>: `. */
   readonly log: Logger;
   /** True when setup runs only to validate (`foghorn -validate`): nothing will be started. */
   readonly validating: boolean;
   /** The Corefile being loaded: its path (or `stdin`) and contents. */
-  readonly corefile: { readonly path: string; readonly contents: string };
+  readonly corefile: CorefileSource;
   /**
-   * The worker processes serving the same ports under `foghorn -workers N` (workers.ts), for the
-   * plugins whose answer covers the whole process group (/metrics, /health, /ready); undefined
-   * in a single process.
+   * The worker processes serving the same ports under `foghorn -workers N`, for the plugins
+   * whose answer covers the whole process group (/metrics, /health, /ready); undefined in a
+   * single process.
    */
   readonly workers: WorkerGroup | undefined;
+  /** This block's server settings (TLS, timeouts); setup-only directives (*tls*, *timeouts*) fill them. */
+  readonly settings: ServerSettings;
 
   /** Adds this plugin's handler to the chain; the chain order is the directive list's. */
   addHandler(factory: HandlerFactory): void;
@@ -148,30 +127,23 @@ export interface Controller extends Dispenser {
   onRestartFailed(hook: Hook): void;
   /** Runs once, when the process exits. */
   onFinalShutdown(hook: Hook): void;
-  /** Reports this plugin's readiness to the *ready* plugin. */
-  reportReadiness(ready: () => boolean): void;
   /**
-   * The directives of this server block that added a handler, in chain order (CoreDNS's
-   * `coredns_plugin_enabled` rows); complete from `onStartup` on.
+   * Offers `value` under `token` to the plugins that use it, in the token's scope (this server
+   * block, or the whole configuration). Call it in setup.
    */
-  handlerNames(): readonly string[];
-  /** The listeners serving this block as metrics `server` labels (`dns://:53`); from `onStartup` on. */
-  servers(): readonly string[];
-  /** Every readiness probe registered in this configuration; meaningful from `onStartup` on. */
-  readinessProbes(): readonly ReadinessProbe[];
-  /** Offers zone data of this server block for zone transfers (the *file* plugin). */
-  addTransferer(transferer: Transferer): void;
-  /** The transferers of this server block, in directive order; complete from `onStartup` on. */
-  transferers(): readonly Transferer[];
-  /** This block's server settings (TLS, timeouts); setup-only directives fill them. */
-  readonly settings: ServerSettings;
-  /** Restricts the server block to these listen addresses (the *bind* plugin). */
-  addListenAddresses(addresses: readonly string[]): void;
+  provide<T>(token: Capability<T>, value: NoInfer<T>): void;
   /**
-   * Process-wide state shared by every server block and kept across reloads, created on first
-   * use: one metrics listener per address, one set of metric objects per registry.
+   * Everything provided under `token` in its scope, in directive order (then block order, for
+   * a configuration-wide token). The array is live and complete from `onStartup` on: read it in
+   * a startup hook or per query, not only in setup, since plugins later in the directive list
+   * provide after this setup ran.
    */
-  shared<T>(key: string, create: () => T): T;
+  use<T>(token: Capability<T>): readonly T[];
+  /**
+   * Process-wide state under `key`, created by `create` on first use and kept across reloads and
+   * server blocks: one HTTP listener per address, one set of metric objects.
+   */
+  shared<T>(key: SharedKey<T>, create: () => T): T;
   /**
    * Asks the process to reload the Corefile (SIGUSR1's path); used by *reload*. Resolves with
    * undefined when the new Corefile serves, or with the error when it failed and the old one
@@ -181,9 +153,16 @@ export interface Controller extends Dispenser {
   /**
    * CoreDNS's `log.Fatal` from a running plugin: logs `[FATAL] plugin/<directive>: message` and
    * ends the process with exit status 1, without shutdown hooks (the *loop* plugin's verdict). A
-   * program embedding the server decides what "end" means through `ServerOptions.onFatal`.
+   * program embedding the server decides what "end" means through its `onFatal` option.
    */
   fatal(message: string): void;
+}
+
+/** A Corefile's text and where it came from. */
+export interface CorefileSource {
+  /** Path as given (`Corefile`, `/etc/coredns/Corefile`), `stdin`, or a name for text. */
+  readonly path: string;
+  readonly contents: string;
 }
 
 /** Where a third-party plugin asks to sit, relative to a standard directive. */

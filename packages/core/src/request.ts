@@ -8,6 +8,7 @@ import type { Packet } from 'dns-packet';
 import * as types from 'dns-packet/types.js';
 import * as classes from 'dns-packet/classes.js';
 import { Flags } from './constants.js';
+import { isIpv6Text } from './ip.js';
 import { emptyHeader, readQuery, Verdict } from './wire.js';
 import type { EdnsOption, QueryHeader } from './wire.js';
 
@@ -35,18 +36,6 @@ function typeName(qtype: number): string {
     highTypeNames.set(qtype, name);
   }
   return name;
-}
-
-/**
- * Whether an address as Node prints it (`127.0.0.1`, `::1`, `fe80::1%eth0`) is IPv6: IPv6 text
- * has a colon within its first five characters (a group is at most four hex digits), IPv4 none.
- * Read per query (prometheus' `family` label, log's `{remote}`), where `includes(':')` was a
- * call into V8's string search each time.
- */
-export function isIpv6Text(address: string): boolean {
-  const end = address.length < 5 ? address.length : 5;
-  for (let i = 0; i < end; i++) if (address.charCodeAt(i) === 0x3a) return true;
-  return false;
 }
 
 /**

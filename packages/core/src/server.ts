@@ -4,8 +4,9 @@
  * a reload swaps each listener's route table in one assignment, so no query is dropped.
  */
 import { Registry } from 'prom-client';
+import type { SharedKey } from './capability.js';
 import { buildInstance } from './instance.js';
-import type { BuildContext, CorefileSource, DirectiveEntry, Instance } from './instance.js';
+import type { BuildContext, DirectiveEntry, Instance } from './instance.js';
 import { createLogger } from './logger.js';
 import { counter } from './metrics.js';
 import type { Logger } from './logger.js';
@@ -13,7 +14,7 @@ import { DohListener } from './doh-listener.js';
 import { DEFAULT_MAX_TCP_CONNECTIONS, descriptorLimit } from './limits.js';
 import { Listener } from './listener.js';
 import type { ListenerEvents } from './listener.js';
-import type { KeyTransport, ServerSettings } from './plugin.js';
+import type { CorefileSource, KeyTransport, ServerSettings } from './plugin.js';
 import { TlsListener } from './tls-listener.js';
 import { RouteTable } from './routes.js';
 import { defaultTcpLimits } from './tcp-limits.js';
@@ -73,7 +74,7 @@ export class Server {
   readonly logger: Logger;
   private instance: Instance | undefined;
   private readonly listeners = new Map<string, Listener>();
-  private readonly shared = new Map<string, unknown>();
+  private readonly shared = new Map<SharedKey<unknown>, unknown>();
   private reloading: Promise<boolean> = Promise.resolve(true);
   /** Why the last reload failed; undefined after a successful one. */
   lastReloadError: Error | undefined;
@@ -108,7 +109,7 @@ export class Server {
 
   /** The listeners now open, with their actual ports. */
   get addresses(): ListenerInfo[] {
-    return [...this.listeners.values()].map((l) => ({ transport: l.transport, host: l.host, port: l.port, zones: l.routes.zones, server: l.server }));
+    return [...this.listeners.values()].map((l) => ({ transport: l.transport, host: l.host, port: l.port, zones: l.routing.routes.zones, server: l.server }));
   }
 
   /** The Corefile being served. */
@@ -229,8 +230,8 @@ export class Server {
         // Routes before the socket: a query that arrives while the rest binds (TCP after UDP, or
         // through the cluster primary under -workers) must meet the chain, not a REFUSED. loop's
         // probe, sent at startup, took such a REFUSED for a reply and stopped probing.
-        listener.acceptAnyClass = plan.acceptAnyClass;
-        listener.routes = new RouteTable(plan.routes);
+        listener.routing.acceptAnyClass = plan.acceptAnyClass;
+        listener.routing.routes = new RouteTable(plan.routes);
         await listener.listen();
         opened.set(key, listener);
       }
@@ -240,8 +241,8 @@ export class Server {
         const again = this.newListener(old.transport, old.host, old.port, old.currentSettings);
         await again.listen().then(
           () => {
-            again.routes = old.routes;
-            again.acceptAnyClass = old.acceptAnyClass;
+            again.routing.routes = old.routing.routes;
+            again.routing.acceptAnyClass = old.routing.acceptAnyClass;
             this.listeners.set(key, again);
           },
           (reopenError: unknown) => this.logger.error(`reopening ${old.server}: ${describe(reopenError)}`),
@@ -252,10 +253,10 @@ export class Server {
     for (const [key, listener] of opened) this.listeners.set(key, listener);
     for (const [key, plan] of wanted) {
       const listener = this.listeners.get(key)!;
-      listener.acceptAnyClass = plan.acceptAnyClass;
+      listener.routing.acceptAnyClass = plan.acceptAnyClass;
       // A kept TLS listener takes the re-read certificate here: new connections get it.
       listener.configure(plan.settings);
-      listener.routes = new RouteTable(plan.routes);
+      listener.routing.routes = new RouteTable(plan.routes);
     }
     const unused = [...this.listeners].filter(([key]) => !wanted.has(key));
     for (const [key] of unused) this.listeners.delete(key);

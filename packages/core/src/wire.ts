@@ -243,7 +243,8 @@ export function questionEnd(buf: Uint8Array): number {
   return end < 0 || end + 4 > buf.length ? -1 : end + 4;
 }
 
-function skipRecord(buf: Uint8Array, start: number): number {
+/** Offset just past the resource record at `start` (name, fixed fields, RDATA), or -1 when it runs past the end. */
+export function skipRecord(buf: Uint8Array, start: number): number {
   const nameEnd = skipName(buf, start);
   if (nameEnd < 0 || nameEnd + 10 > buf.length) return -1;
   const end = nameEnd + 10 + ((buf[nameEnd + 8]! << 8) | buf[nameEnd + 9]!);

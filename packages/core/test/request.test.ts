@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { OptAnswer } from 'dns-packet';
-import { isIpv6Text, Request } from '../src/request.js';
+import { isIpv6Text } from '../src/ip.js';
+import { Request } from '../src/request.js';
 
 function query(udpSize?: number): Buffer {
   const opt: OptAnswer = { type: 'OPT', name: '.', udpPayloadSize: udpSize ?? 0, extendedRcode: 0, ednsVersion: 0, flags: dnsPacket.DNSSEC_OK, flag_do: true, options: [] };

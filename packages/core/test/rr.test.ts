@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
-import { parseRR } from '@foghorn/core';
+import { parseRR } from '@foghorn/core/wire';
 
 test('records of the supported types read as miekg/dns reads them', () => {
   const rows: [string, unknown][] = [

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Answer } from 'dns-packet';
-import { parseZoneFile, ZoneFileError } from '@foghorn/core';
+import { ZoneFileError } from '@foghorn/core';
+import { parseZoneFile } from '@foghorn/core/wire';
 
 const origin = 'example.org.';
 

@@ -8,7 +8,8 @@
  * The order is CoreDNS v1.14.7's plugin.cfg restricted to the plugins Foghorn ships.
  */
 import { readFileSync } from 'node:fs';
-import type { DirectiveEntry, PluginDefinition } from '@foghorn/core';
+import type { PluginDefinition } from '@foghorn/core';
+import type { DirectiveEntry } from '@foghorn/core/server';
 
 interface Entry {
   readonly name: string;

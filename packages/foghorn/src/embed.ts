@@ -3,8 +3,9 @@
  * `Directives` array: pick the directives (and their order), give a Corefile, start.
  */
 import { readFileSync } from 'node:fs';
-import { Server } from '@foghorn/core';
-import type { CorefileSource, DirectiveEntry, Logger, PluginDefinition, TcpLimits } from '@foghorn/core';
+import type { CorefileSource, Logger, PluginDefinition } from '@foghorn/core';
+import { Server } from '@foghorn/core/server';
+import type { DirectiveEntry, TcpLimits } from '@foghorn/core/server';
 import type { Registry } from 'prom-client';
 import { standardDirectives } from './directives.js';
 

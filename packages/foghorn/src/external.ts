@@ -12,7 +12,8 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { API_VERSION, PluginLoadError } from '@foghorn/core';
-import type { DirectiveEntry, PluginDefinition } from '@foghorn/core';
+import type { PluginDefinition } from '@foghorn/core';
+import type { DirectiveEntry } from '@foghorn/core/server';
 import { useHostPackages } from './host-packages.js';
 
 /** A `foghorn-plugin-*` package found on disk. */

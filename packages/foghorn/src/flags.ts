@@ -13,10 +13,10 @@ export interface CliFlags {
   version: boolean;
   validate: boolean;
   pluginsCfg: string;
-  /** `-query NAME [TYPE]`: the name, '' without the flag. */
+  /** `-query NAME [TYPE] [CLASS] [+edns=N]`: the name, '' without the flag. */
   query: string;
-  /** The TYPE after `-query NAME`, '' when not given (A). */
-  queryType: string;
+  /** The words after `-query NAME`: TYPE, CLASS and dig's `+edns=N` / `+noedns`, in dig's syntax. */
+  queryArgs: string[];
   /** `-workers N|auto`: processes serving the ports; 1 (the default) is a single process. */
   workers: number;
 }
@@ -49,8 +49,9 @@ export const usage = `Usage of foghorn:
   -plugins-cfg string
         Directive list to use instead of the built-in one: name:package per line, in chain order
   -query string
-        NAME [TYPE]: answer one query through the Corefile's chain, without listening, and print
-        the reply as dig does with the path it took (zone block, plugins, who wrote the reply)
+        NAME [TYPE] [CLASS] [+edns=N|+noedns]: answer one query through the Corefile's chain,
+        without listening, and print the reply as dig does with the path it took (zone block,
+        plugins, who wrote the reply)
   -quiet
         Quiet mode (no initialization output)
   -validate
@@ -64,7 +65,7 @@ export const usage = `Usage of foghorn:
 export class FlagError extends Error {}
 
 export function parseFlags(argv: readonly string[]): CliFlags {
-  const flags: CliFlags = { conf: '', dnsPort: undefined, pidfile: '', plugins: false, quiet: false, version: false, validate: false, pluginsCfg: '', query: '', queryType: '', workers: 1 };
+  const flags: CliFlags = { conf: '', dnsPort: undefined, pidfile: '', plugins: false, quiet: false, version: false, validate: false, pluginsCfg: '', query: '', queryArgs: [], workers: 1 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('-') || arg === '-' ) throw new FlagError(`extra command line arguments: [${argv.slice(i).join(' ')}]`);
@@ -98,8 +99,8 @@ export function parseFlags(argv: readonly string[]): CliFlags {
     } else {
       (flags[spec.field] as string) = value;
     }
-    // `-query NAME TYPE`: dig's order; the one positional argument the command takes.
-    if (name === 'query' && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) flags.queryType = argv[++i]!;
+    // `-query NAME TYPE CLASS`: dig's words after the name, the only positional arguments the command takes.
+    if (name === 'query') while (i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) flags.queryArgs.push(argv[++i]!);
   }
   return flags;
 }

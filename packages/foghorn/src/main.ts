@@ -6,8 +6,10 @@ import cluster from 'node:cluster';
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { arch, platform } from 'node:os';
-import { createLogger, Server, validateCorefile } from '@foghorn/core';
-import type { CorefileSource, DirectiveEntry, ListenerInfo } from '@foghorn/core';
+import { createLogger } from '@foghorn/core';
+import type { CorefileSource } from '@foghorn/core';
+import { Server, validateCorefile } from '@foghorn/core/server';
+import type { DirectiveEntry, ListenerInfo } from '@foghorn/core/server';
 import { readCorefile } from './corefile-source.js';
 import { defaultCorefile } from './default-corefile.js';
 import { standardDirectives } from './directives.js';
@@ -105,7 +107,7 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
     const outcome = await runQuery(source, {
       context: { directives: list, dnsPort, logger, defaultCorefile: fallback },
       name: flags.query,
-      type: flags.queryType,
+      args: flags.queryArgs,
     });
     process.stderr.write(outcome.stderr);
     toStdout(outcome.stdout);

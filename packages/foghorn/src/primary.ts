@@ -13,7 +13,8 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import type { Worker } from 'node:cluster';
-import type { CorefileSource, ListenerInfo, Logger, WorkerAnswer } from '@foghorn/core';
+import type { CorefileSource, Logger, WorkerAnswer } from '@foghorn/core';
+import type { ListenerInfo } from '@foghorn/core/server';
 import { startInformerHub } from '@foghorn/kube';
 import type { InformerHub } from '@foghorn/kube';
 import { LineJoiner, SharedOutput } from './lines.js';

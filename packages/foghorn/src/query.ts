@@ -1,34 +1,21 @@
 /**
- * `foghorn -conf FILE -query NAME [TYPE]`: what would this Corefile answer, and why? One query
- * goes through the configured chain in-process: the plugins are set up and started (sources
- * synced, readiness awaited) but no DNS listener is opened. The reply is printed as dig prints
- * it, followed by the path the query took: the server block, each plugin it passed, the plugins
- * that fell through and the one that wrote the reply. CoreDNS has no such command.
+ * `foghorn -conf FILE -query NAME [TYPE] [CLASS] [+edns=N]`: what would this Corefile answer, and
+ * why? One query goes through the configured chain in-process: the plugins are set up and
+ * started (sources synced, readiness awaited) but no DNS listener is opened. The query takes the
+ * listeners' own path, core's `dispatch` (class and EDNS checks, the zone's chain, who writes the
+ * reply). The reply is printed as dig prints it, followed by the path the query took: the server
+ * block, each plugin it passed (core's tracing hook, `BuildContext.onEnter`), the plugins that
+ * fell through and the one that wrote the reply. CoreDNS has no such command.
  */
 import { randomInt } from 'node:crypto';
 import dnsPacket from 'dns-packet';
 import type { Answer } from 'dns-packet';
 import { Registry } from 'prom-client';
-import {
-  buildInstance,
-  clientWrote,
-  emptyHeader,
-  encodeReply,
-  Flags,
-  formatRR,
-  PluginError,
-  Rcode,
-  rcodeToString,
-  readQuery,
-  replyTo,
-  Request,
-  RouteTable,
-  serverLabel,
-  TYPE_DS,
-  typeNumber,
-  Verdict,
-} from '@foghorn/core';
-import type { BuildContext, CorefileSource, Instance, ResponseWriter, Route } from '@foghorn/core';
+import { CLASS_IN, errorMessage, Flags, rcodeToString, ReadinessProbes, Request, TYPE_DS } from '@foghorn/core';
+import type { CorefileSource } from '@foghorn/core';
+import { buildInstance, dispatch, ReplyWriter, RouteTable, serverLabel } from '@foghorn/core/server';
+import type { AddressPlan, BuildContext, DispatchContext, Instance, Route } from '@foghorn/core/server';
+import { classNumber, formatRR, typeNumber } from '@foghorn/core/wire';
 
 /** How long `-query` waits for every plugin's readiness probe (a Kubernetes sync, a manifests scan). */
 export const readinessTimeoutMs = 10_000;
@@ -39,10 +26,10 @@ const CLIENT = { address: '127.0.0.1', port: 53000 };
 
 /** What `-query` needs from the CLI. */
 export interface QueryOptions {
-  readonly context: Omit<BuildContext, 'registry' | 'validating' | 'shared' | 'requestReload' | 'fatal'>;
+  readonly context: Omit<BuildContext, 'registry' | 'validating' | 'shared' | 'requestReload' | 'fatal' | 'onEnter'>;
   readonly name: string;
-  /** The TYPE argument; '' for A. */
-  readonly type: string;
+  /** The words after NAME, in dig's syntax: a TYPE (A), a CLASS (IN), `+edns=VERSION` or `+noedns`. */
+  readonly args: readonly string[];
 }
 
 /** The outcome: what to print on stdout and stderr, and the exit status. */
@@ -52,70 +39,51 @@ export interface QueryOutcome {
   readonly code: number;
 }
 
-/**
- * A request that remembers every plugin the chain hands it to: each link of a chain sets
- * `req.handler` before calling its plugin (core's `link`), so an accessor sees the path
- * without the chain knowing it is traced.
- */
-class TracedRequest extends Request {
-  readonly path: string[] = [];
-
-  constructor(raw: Buffer) {
-    const header = emptyHeader();
-    if (readQuery(raw, header) !== Verdict.Accept) throw new Error('the query is not one a listener would accept');
-    super(raw, header, 'udp', CLIENT.address, CLIENT.port);
-    let current = '';
-    Object.defineProperty(this, 'handler', {
-      get: () => current,
-      set: (name: string) => {
-        current = name;
-        if (name !== '') this.path.push(name);
-      },
-      enumerable: true,
-      configurable: true,
-    });
-  }
+/** The question and EDNS of the query, from `-query`'s words. */
+interface QuerySpec {
+  readonly qtype: number;
+  readonly qclass: number;
+  /** The OPT record's version, or -1 for a query without OPT (`+noedns`). */
+  readonly ednsVersion: number;
 }
 
 /** Keeps every reply instead of sending it, with the scrub a UDP listener applies. */
-class KeepingWriter implements ResponseWriter {
+class KeepingWriter extends ReplyWriter {
   readonly replies: Buffer[] = [];
+  /** Settles when dispatch is done with the query. */
+  readonly finished: Promise<void>;
+  private settle: () => void = () => {};
 
-  constructor(private readonly req: Request) {}
-
-  get written(): boolean {
-    return this.replies.length > 0;
+  constructor(req: Request) {
+    super(req);
+    this.finished = new Promise((resolve) => (this.settle = resolve));
   }
 
-  write(msg: dnsPacket.Packet): number {
-    return this.keep(encodeReply(this.req, msg));
-  }
-
-  writeWire(wire: Buffer): number {
-    if (wire.length > this.req.maxResponseSize) return this.write(dnsPacket.decode(wire));
-    return this.keep(wire);
-  }
-
-  private keep(wire: Buffer): number {
-    if (this.req.writtenBy === '') this.req.writtenBy = this.req.handler;
+  protected send(wire: Buffer): number {
+    this.answered();
     this.replies.push(wire);
     return wire.length;
+  }
+
+  override done(): void {
+    this.settle();
   }
 }
 
 /** Runs `-query`. Never throws for a Corefile's failures: they come back as the outcome. */
 export async function runQuery(source: CorefileSource, options: QueryOptions): Promise<QueryOutcome> {
   const logger = options.context.logger;
-  const qtype = options.type === '' ? 1 : typeNumber(options.type.toUpperCase());
-  if (!Number.isInteger(qtype) || qtype <= 0 || qtype > 0xffff) return { stdout: '', stderr: `-query: unknown type '${options.type}'\n`, code: 2 };
+  const spec = querySpec(options.args);
+  if (typeof spec === 'string') return { stdout: '', stderr: `-query: ${spec}\n`, code: 2 };
   let raw: Buffer;
   try {
-    raw = queryWire(options.name, qtype);
+    raw = queryWire(options.name, spec);
   } catch (error) {
-    return { stdout: '', stderr: `-query: '${options.name}' is not a domain name: ${describe(error)}\n`, code: 2 };
+    return { stdout: '', stderr: `-query: '${options.name}' is not a domain name: ${errorMessage(error)}\n`, code: 2 };
   }
 
   let fatal: string | undefined;
+  const path: string[] = [];
   const context: BuildContext = {
     ...options.context,
     registry: new Registry(),
@@ -126,12 +94,14 @@ export async function runQuery(source: CorefileSource, options: QueryOptions): P
       logger.forPlugin(directive).fatal(message);
       fatal ??= `plugin/${directive}: ${message}`;
     },
+    // One query runs through this configuration: every plugin entered is on its path.
+    onEnter: (_req, plugin) => void path.push(plugin),
   };
   let instance: Instance;
   try {
     instance = await buildInstance(source, context);
   } catch (error) {
-    return { stdout: '', stderr: `${describe(error)}\n`, code: 1 };
+    return { stdout: '', stderr: `${errorMessage(error)}\n`, code: 1 };
   }
   let stderr = '';
   for (const error of await instance.runHooks('startup')) {
@@ -144,40 +114,30 @@ export async function runQuery(source: CorefileSource, options: QueryOptions): P
   for (const name of unready) stderr += `;; WARNING: plugin/${name} is not ready after ${readinessTimeoutMs / 1000}s; answering anyway\n`;
   if (fatal !== undefined) return { stdout: '', stderr: `${stderr}${fatal}\n`, code: 1 };
 
-  const req = new TracedRequest(raw);
-  const w = new KeepingWriter(req);
+  const req = Request.fromWire(raw, 'udp', CLIENT.address, CLIENT.port);
   const found = route(instance, req);
   let panic: string | undefined;
+  // The listener this query would reach, as dispatch sees one.
+  const listener: DispatchContext = {
+    server: found?.server ?? '',
+    routes: new RouteTable(found?.plan.routes ?? []),
+    acceptAnyClass: found?.plan.acceptAnyClass ?? false,
+    logger,
+    onPanic: (_server, error) => void (panic = errorMessage(error)),
+  };
+  const w = new KeepingWriter(req);
   let silence = 'the chain answered nothing';
-  if (found === undefined || found.route.chain === null) {
-    w.write(replyTo(req, Rcode.REFUSED));
-  } else {
-    req.server = found.server;
-    req.zone = found.route.zone;
-    let rcode: number;
-    try {
-      rcode = await settled(found.route.chain.serveDNS(req, w), chainTimeoutMs);
-    } catch (error) {
-      if (error instanceof PluginError) rcode = error.rcode;
-      else if (error instanceof ChainTimeout) {
-        // A listener would still be waiting: nothing is written, the client times out.
-        silence = error.message;
-        rcode = Rcode.NOERROR;
-      } else {
-        panic = describe(error);
-        rcode = Rcode.SERVFAIL;
-      }
-    }
-    // As a listener does (docs/compatibility.md, "Who writes the reply"): the server writes what
-    // the chain returned when no plugin did.
-    if (!clientWrote(rcode) && !w.written) {
-      req.handler = '';
-      w.write(replyTo(req, rcode));
-    }
+  dispatch(listener, req, w);
+  try {
+    await settled(w.finished, chainTimeoutMs);
+  } catch (error) {
+    if (!(error instanceof ChainTimeout)) throw error;
+    // A listener would still be waiting: nothing is written, the client times out.
+    silence = error.message;
   }
   let out = '';
   for (const wire of w.replies) out += dig(wire);
-  out += trace(req, found, panic, w.written);
+  out += trace(req, path, found, listener, panic, w.written);
   // NOERROR or NXDOMAIN returned without a write: a listener sends nothing and the client times out.
   if (!w.written) return { stdout: `${out};; NO REPLY: ${silence} (a client would time out)\n`, stderr, code: 1 };
   return { stdout: out, stderr, code: 0 };
@@ -188,25 +148,53 @@ export const chainTimeoutMs = 15_000;
 
 class ChainTimeout extends Error {}
 
-/** The chain's rcode, or a {@link ChainTimeout} when it has not finished within `ms`. */
-async function settled(result: number | Promise<number>, ms: number): Promise<number> {
-  if (typeof result === 'number') return result;
+/** Resolves when `done` does, or rejects with a {@link ChainTimeout} when it has not within `ms`. */
+async function settled(done: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ChainTimeout(`the chain did not finish within ${ms / 1000}s`)), ms);
   });
   try {
-    return await Promise.race([result, late]);
+    await Promise.race([done, late]);
   } finally {
     clearTimeout(timer);
   }
 }
 
+/** Class names dig knows besides `CLASSn`; `ANY` is a class only after a type (dig reads it as the type first). */
+const classNames = new Set(['IN', 'CH', 'CHAOS', 'HS', 'HESIOD', 'NONE']);
+
+/** `-query`'s words after NAME: TYPE and CLASS in either order, and dig's `+edns=N` / `+noedns`; or what is wrong. */
+function querySpec(args: readonly string[]): QuerySpec | string {
+  let qtype: number | undefined;
+  let qclass: number | undefined;
+  let ednsVersion = 0;
+  for (const arg of args) {
+    const word = arg.toUpperCase();
+    const edns = /^\+EDNS=(\d+)$/.exec(word);
+    if (edns) {
+      ednsVersion = Number(edns[1]);
+      if (ednsVersion > 255) return `EDNS version must be 0 to 255, got '${edns[1]}'`;
+    } else if (word === '+NOEDNS') {
+      ednsVersion = -1;
+    } else if (qclass === undefined && (classNames.has(word) || /^CLASS\d+$/.test(word) || (word === 'ANY' && qtype !== undefined))) {
+      qclass = classNumber(word === 'CHAOS' ? 'CH' : word === 'HESIOD' ? 'HS' : word);
+      if (!Number.isInteger(qclass) || qclass <= 0 || qclass > 0xffff) return `unknown class '${arg}'`;
+    } else if (qtype === undefined) {
+      qtype = typeNumber(word);
+      if (!Number.isInteger(qtype) || qtype <= 0 || qtype > 0xffff) return `unknown type '${arg}'`;
+    } else {
+      return `unexpected '${arg}' after the type and class`;
+    }
+  }
+  return { qtype: qtype ?? 1, qclass: qclass ?? CLASS_IN, ednsVersion };
+}
+
 /**
- * The query dig sends by default: a random ID, RD, and EDNS with a 1232-byte buffer. Written by
- * hand, so any type number goes out as given (RFC 1035 §4.1, RFC 6891 §6.1.2).
+ * The query dig sends: a random ID, RD, and EDNS with a 1232-byte buffer unless `+noedns`. Written
+ * by hand, so any type, class and EDNS version go out as given (RFC 1035 §4.1, RFC 6891 §6.1.2).
  */
-function queryWire(name: string, qtype: number): Buffer {
+function queryWire(name: string, spec: QuerySpec): Buffer {
   const labels = name === '.' ? [] : (name.endsWith('.') ? name.slice(0, -1) : name).split('.');
   const qname = Buffer.concat([
     ...labels.map((label) => {
@@ -221,12 +209,13 @@ function queryWire(name: string, qtype: number): Buffer {
   header.writeUInt16BE(randomInt(0x10000), 0);
   header.writeUInt16BE(Flags.RD, 2);
   header.writeUInt16BE(1, 4); // QDCOUNT
-  header.writeUInt16BE(1, 10); // ARCOUNT: the OPT record
   const question = Buffer.alloc(4);
-  question.writeUInt16BE(qtype, 0);
-  question.writeUInt16BE(1, 2); // IN
-  // OPT: root owner, type 41, class = UDP size, TTL = extended rcode/version/flags 0, no rdata.
-  const opt = Buffer.from([0, 0, 41, DIG_UDP_SIZE >> 8, DIG_UDP_SIZE & 0xff, 0, 0, 0, 0, 0, 0]);
+  question.writeUInt16BE(spec.qtype, 0);
+  question.writeUInt16BE(spec.qclass, 2);
+  if (spec.ednsVersion < 0) return Buffer.concat([header, qname, question]);
+  header.writeUInt16BE(1, 10); // ARCOUNT: the OPT record
+  // OPT: root owner, type 41, class = UDP size, TTL = extended rcode 0, version, flags 0; no rdata.
+  const opt = Buffer.from([0, 0, 41, DIG_UDP_SIZE >> 8, DIG_UDP_SIZE & 0xff, 0, spec.ednsVersion, 0, 0, 0, 0]);
   return Buffer.concat([header, qname, question, opt]);
 }
 
@@ -235,16 +224,23 @@ function queryWire(name: string, qtype: number): Buffer {
  * specific zone; DS to the most general, the parent side); across listeners the same rule picks
  * one, the first in Corefile order on a tie.
  */
-function route(instance: Instance, req: Request): { route: Route; server: string } | undefined {
-  let best: { route: Route; server: string } | undefined;
+function route(instance: Instance, req: Request): Found | undefined {
+  let best: Found | undefined;
   const better = (a: string, b: string): boolean => (req.qtype === TYPE_DS ? labels(a) < labels(b) : labels(a) > labels(b));
   for (const plan of instance.addresses) {
     const match = new RouteTable(plan.routes).match(req.qname, req.qtype);
     if (match !== undefined && (best === undefined || better(match.zone, best.route.zone))) {
-      best = { route: match, server: serverLabel(plan.host, plan.port, plan.transport) };
+      best = { plan, route: match, server: serverLabel(plan.host, plan.port, plan.transport) };
     }
   }
   return best;
+}
+
+/** The listener a query would reach and its route there. */
+interface Found {
+  readonly plan: AddressPlan;
+  readonly route: Route;
+  readonly server: string;
 }
 
 function labels(zone: string): number {
@@ -255,7 +251,7 @@ function labels(zone: string): number {
 async function readiness(instance: Instance, timeoutMs: number): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const unready = instance.probes.filter((probe) => !safeReady(probe.ready)).map((probe) => probe.name);
+    const unready = instance.capabilities.list(ReadinessProbes).filter((probe) => !safeReady(probe.ready)).map((probe) => probe.name);
     if (unready.length === 0 || Date.now() >= deadline) return [...new Set(unready)];
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -317,14 +313,17 @@ export function dig(wire: Buffer): string {
 }
 
 /** The path: the server block that matched, each plugin passed, fallthroughs and the writer. */
-function trace(req: TracedRequest, found: { route: Route; server: string } | undefined, panic: string | undefined, written: boolean): string {
+function trace(req: Request, path: readonly string[], found: Found | undefined, listener: DispatchContext, panic: string | undefined, written: boolean): string {
   if (found === undefined) return `\n;; ZONE: none (no server block serves ${req.qname})\n;; WRITTEN BY: the server (REFUSED)\n`;
   const { route, server } = found;
   const key = route.key;
   let out = `\n;; ZONE: ${route.zone} on ${server}${key ? `, server block '${key.text}' at ${key.file}:${key.line}:${key.column}` : ''}\n`;
+  // dispatch's checks, in its order, before any plugin runs.
+  if (req.qclass !== CLASS_IN && !listener.acceptAnyClass) return `${out};; WRITTEN BY: the server (REFUSED: class ${req.class}, and no plugin here answers classes other than IN)\n`;
+  if (req.hasEdns && req.ednsVersion !== 0) return `${out};; WRITTEN BY: the server (BADVERS: EDNS version ${req.ednsVersion}, only 0 is known)\n`;
   if (route.chain === null) return `${out};; WRITTEN BY: the server (REFUSED: the block has no plugin that answers)\n`;
-  const fellThrough = req.path.filter((name, i) => i < req.path.length - 1 && name !== req.writtenBy && hasFallthrough(route, name));
-  out += `;; PATH: ${req.path.join(' -> ')}\n`;
+  const fellThrough = path.filter((name, i) => i < path.length - 1 && name !== req.writtenBy && hasFallthrough(route, name));
+  out += `;; PATH: ${path.join(' -> ')}\n`;
   for (const name of fellThrough) out += `;; FALLTHROUGH: ${name} passed the query on\n`;
   if (panic !== undefined) out += `;; PANIC: ${panic} (a listener logs it and answers SERVFAIL)\n`;
   if (written) out += `;; WRITTEN BY: ${req.writtenBy === '' ? 'the server (the chain returned an error rcode without writing)' : req.writtenBy}\n`;
@@ -338,9 +337,5 @@ function hasFallthrough(route: Route, directive: string): boolean {
 
 function fqdn(name: string): string {
   return name === '' || name === '.' ? '.' : name.endsWith('.') ? name : `${name}.`;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 

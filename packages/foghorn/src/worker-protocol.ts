@@ -16,7 +16,8 @@
  *     fatal ───────────────────────▶             every worker ends, exit status 1
  *           ◀──────────────────────── stop (SIGTERM, SIGINT on the primary)
  */
-import type { CorefileSource, ListenerInfo, WorkerAnswer } from '@foghorn/core';
+import type { CorefileSource, WorkerAnswer } from '@foghorn/core';
+import type { ListenerInfo } from '@foghorn/core/server';
 
 /** What a worker sends to the primary. */
 export type ToPrimary =

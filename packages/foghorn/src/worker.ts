@@ -4,8 +4,9 @@
  * it on sockets shared through the primary, logs to a pipe the primary reads line by line, and
  * takes its orders (reload, stop) over IPC (worker-protocol.ts); signals are the primary's.
  */
-import { Server } from '@foghorn/core';
-import type { CorefileSource, DirectiveEntry, Logger, WorkerAnswer, WorkerGroup } from '@foghorn/core';
+import type { CorefileSource, Logger, WorkerAnswer, WorkerGroup } from '@foghorn/core';
+import { Server } from '@foghorn/core/server';
+import type { DirectiveEntry } from '@foghorn/core/server';
 import { isOurs } from './worker-protocol.js';
 import type { ToPrimary, ToWorker } from './worker-protocol.js';
 

@@ -14,7 +14,7 @@
  *   // never throws for API server trouble: the informer retries in the background.
  *   lease = await informers.acquire({ endpoint }, endpointSlicesResource(), subscriber, { logger: c.log, plugin: 'myplugin' });
  * });
- * c.reportReadiness(() => lease?.synced ?? false);
+ * c.provide(ReadinessProbes, { name: c.directive, ready: () => lease?.synced ?? false });
  * c.onShutdown(() => lease?.release());
  * ```
  *

@@ -10,7 +10,8 @@
  * as the server, across reloads, and every plugin of that server finds the same one.
  */
 import path from 'node:path';
-import type { Logger } from '@foghorn/core';
+import { defineShared } from '@foghorn/core';
+import type { Controller, Logger, SharedKey } from '@foghorn/core';
 import type { ResolvedConnection } from './connection.js';
 import { isHubWorker } from './ipc.js';
 import { remoteBackend } from './remote.js';
@@ -403,12 +404,12 @@ export class InformerRegistry {
 }
 
 /** The key of the registry in core's `shared` state. */
-export const registryKey = '@foghorn/kube/informers';
+export const registryKey: SharedKey<InformerRegistry> = defineShared<InformerRegistry>('kube/informers');
 
 /**
  * The process's informer registry, kept in core's `shared` state so it outlives reloads and
  * every plugin of the server gets the same one: `informerRegistry(c)` in setup.
  */
-export function informerRegistry(c: { shared<T>(key: string, create: () => T): T }): InformerRegistry {
+export function informerRegistry(c: Pick<Controller, 'shared'>): InformerRegistry {
   return c.shared(registryKey, () => new InformerRegistry(isHubWorker() ? remoteBackend() : localBackend));
 }

@@ -21,6 +21,7 @@ import {
   servicesResource,
 } from '../src/index.js';
 import type { AcquireOptions, InformerSubscriber, KubeObject, Pod } from '../src/index.js';
+import type { SharedKey } from '@foghorn/core';
 
 const fast = { backoffInitialMs: 10, backoffMaxMs: 80, watchTimeoutSeconds: 30, watchdogMs: 5000 } as const;
 
@@ -267,9 +268,9 @@ test('a connection that cannot be resolved rejects every acquire and leaves noth
 });
 
 test('informerRegistry(c) keeps one registry in core shared state', () => {
-  const shared = new Map<string, unknown>();
+  const shared = new Map<SharedKey<unknown>, unknown>();
   const c = {
-    shared<T>(key: string, create: () => T): T {
+    shared<T>(key: SharedKey<T>, create: () => T): T {
       if (!shared.has(key)) shared.set(key, create());
       return shared.get(key) as T;
     },

@@ -3,8 +3,9 @@
  * filters or drops it. Rules are tried in file order; inside a rule the first matching policy
  * decides; a query no policy matches goes on to the next plugin.
  */
-import { edeOption, matchZone, nextOrFailure, Rcode, replyOpt, replyTo } from '@foghorn/core';
+import { matchZone, nextOrFailure, Rcode, replyTo } from '@foghorn/core';
 import type { Handler, HandlerResult, Logger, Request, ResponseWriter } from '@foghorn/core';
+import { edeOption, replyOpt } from '@foghorn/core/wire';
 import { networkContains, parseClientAddress } from './address.js';
 import type { AddressWords, Network } from './address.js';
 import type { AclMetrics } from './metrics.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import type { Controller } from '@foghorn/core';
-import { validateCorefile } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core/server';
 import { setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
 import acl, { parseAcl } from '@foghorn/plugin-acl';

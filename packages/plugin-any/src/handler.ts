@@ -1,5 +1,6 @@
-import { nextOrFailure, Rcode, replyTo, rfc8482Hinfo, TYPE_ANY } from '@foghorn/core';
+import { nextOrFailure, Rcode, replyTo, TYPE_ANY } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
+import { rfc8482Hinfo } from '@foghorn/core/wire';
 
 
 /** Answers QTYPE=ANY with RFC 8482's one HINFO record; every other query goes on down the chain. */

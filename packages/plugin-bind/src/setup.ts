@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { errorAt } from '@foghorn/core';
+import { errorAt, ListenAddresses } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 
 /** One `bind` line after parsing. */
@@ -65,5 +65,5 @@ export function resolveBindAddresses(lines: readonly BindOptions[], interfaces: 
 export function setup(c: Controller): void {
   const interfaces = networkInterfaces();
   const addresses = resolveBindAddresses(parseBind(c, interfaces), interfaces);
-  c.addListenAddresses(addresses);
+  for (const address of addresses) c.provide(ListenAddresses, address);
 }

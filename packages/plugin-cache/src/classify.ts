@@ -3,7 +3,8 @@
  * `response.Typify` and `dnsutil.MinimalTTL` (CoreDNS's plugin/cache/cache.go and plugin/pkg/response).
  */
 import type { Answer, Packet } from 'dns-packet';
-import { packetRcode, Rcode, ResponseType, TYPE_ANY, TYPE_CNAME, TYPE_OPT, TYPE_SOA, typeNumber, typify } from '@foghorn/core';
+import { Rcode, TYPE_ANY, TYPE_CNAME, TYPE_OPT, TYPE_SOA } from '@foghorn/core';
+import { packetRcode, ResponseType, typeNumber, typify } from '@foghorn/core/wire';
 
 /** `dnsutil.MinimalDefaultTTL`: the TTL of replies with nothing to take a TTL from. */
 export const minimalDefaultTtlSeconds = 5;

@@ -14,20 +14,9 @@
 import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import {
-  Flags,
-  HEADER_LENGTH,
-  OFFSET_ANCOUNT,
-  OFFSET_ARCOUNT,
-  OFFSET_FLAGS,
-  OFFSET_NSCOUNT,
-  questionEnd as findQuestionEnd,
-  REPLY_COPIED_FLAGS,
-  ResponseType,
-  skipName,
-  TYPE_OPT,
-} from '@foghorn/core';
+import { Flags, HEADER_LENGTH, OFFSET_ANCOUNT, OFFSET_ARCOUNT, OFFSET_FLAGS, OFFSET_NSCOUNT, REPLY_COPIED_FLAGS, TYPE_OPT } from '@foghorn/core';
 import type { Request } from '@foghorn/core';
+import { questionEnd as findQuestionEnd, ResponseType, skipName } from '@foghorn/core/wire';
 
 export class Entry {
   /** Hits counted for prefetch, and when the last one was (CoreDNS's `freq.Freq`). */

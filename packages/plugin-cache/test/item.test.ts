@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
-import { ResponseType } from '@foghorn/core';
+import { ResponseType } from '@foghorn/core/wire';
 import { buildEntry, entryFromWire } from '../src/item.js';
 import type { EntryInfo } from '../src/item.js';
 

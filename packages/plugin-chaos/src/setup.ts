@@ -1,5 +1,5 @@
-import { APP_NAME, appVersion } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
+import { APP_NAME, appVersion } from '@foghorn/core/wire';
 import { owners } from './owners.js';
 import { Chaos } from './handler.js';
 

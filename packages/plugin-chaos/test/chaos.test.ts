@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import type { Packet, TxtAnswer } from 'dns-packet';
-import { appVersion } from '@foghorn/core';
+import { appVersion } from '@foghorn/core/wire';
 import bind from '@foghorn/plugin-bind';
 import { directivesOf, query, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';

@@ -1,5 +1,5 @@
 import { setupTable } from '@foghorn/testkit';
-import { appVersion } from '@foghorn/core';
+import { appVersion } from '@foghorn/core/wire';
 import chaos, { parseChaos } from '../src/index.js';
 import type { ChaosOptions } from '../src/index.js';
 import { owners } from '../src/owners.js';

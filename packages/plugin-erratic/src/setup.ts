@@ -1,4 +1,4 @@
-import { errorAt, parseDuration } from '@foghorn/core';
+import { errorAt, parseDuration, ReadinessProbes } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { Erratic } from './handler.js';
 
@@ -94,5 +94,5 @@ export function parseErratic(c: Controller): ErraticOptions {
 export function setup(c: Controller): void {
   const erratic = new Erratic(parseErratic(c));
   c.addHandler(() => erratic);
-  c.reportReadiness(() => erratic.ready());
+  c.provide(ReadinessProbes, { name: c.directive, ready: () => erratic.ready() });
 }

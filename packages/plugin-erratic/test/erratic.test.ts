@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { once } from 'node:events';
 import type { RecordType } from 'dns-packet';
-import { definePlugin } from '@foghorn/core';
+import { definePlugin, ReadinessProbes } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import bind from '@foghorn/plugin-bind';
 import ready, { readyListeners } from '@foghorn/plugin-ready';
@@ -140,7 +140,7 @@ test('erratic is ready after 3 queries, as CoreDNS reports it, and the probe fli
   const server = await serve(t, '    ready 127.0.0.1:0\n    probe\n    erratic {\n        drop 0\n    }');
   const port = readyListeners(controller ?? assert.fail('probe was not set up'))[0]!.port;
   assert.deepEqual(await httpGet(port, '/ready').then((r) => [r.status, r.text]), [503, 'erratic']);
-  const probeOf = (): boolean => controller!.readinessProbes().find((p) => p.name === 'erratic')!.ready();
+  const probeOf = (): boolean => controller!.use(ReadinessProbes).find((p) => p.name === 'erratic')!.ready();
   for (let i = 0; i < 3; i++) await query({ port: server.port() }, 'example.org', 'A');
   assert.equal(probeOf(), true);
   assert.deepEqual(await httpGet(port, '/ready').then((r) => [r.status, r.text]), [200, 'OK']);

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { durationArg, errorAt, fallthroughZones, zonesFromArgs } from '@foghorn/core';
+import { durationArg, errorAt, fallthroughZones, Transferers, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { ZoneData } from './zone.js';
 import { File } from './handler.js';
@@ -111,7 +111,7 @@ function formatSeconds(ms: number): string {
 export function setup(c: Controller): void {
   const options = parseFile(c);
   const zones = new FileZones(options.zones, c.log);
-  c.addTransferer(zones);
+  c.provide(Transferers, zones);
   c.onStartup(() => zones.start());
   c.onRestartFailed(() => zones.announce());
   c.onShutdown(() => zones.stop());

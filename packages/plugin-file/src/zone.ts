@@ -8,7 +8,8 @@
  * label of the query name and allocates only the arrays it returns. The data of one load never
  * changes: a reload builds a new ZoneData and swaps it in whole.
  */
-import { isSubdomain, parseZoneFile, typeNumber } from '@foghorn/core';
+import { isSubdomain } from '@foghorn/core';
+import { parseZoneFile, typeNumber } from '@foghorn/core/wire';
 import type { Answer } from 'dns-packet';
 
 /** What a lookup found (CoreDNS's `Result`). */

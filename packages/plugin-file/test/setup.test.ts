@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Controller } from '@foghorn/core';
-import { validateCorefile } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core/server';
 import { directivesOf, setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
 import file, { parseFile } from '@foghorn/plugin-file';

@@ -5,8 +5,9 @@
  */
 // Bindings, not globals: per query (docs/architecture.md, "Per-query code").
 import { performance } from 'node:perf_hooks';
-import { isSubdomain, nextOrFailure, PluginError, Rcode, replyTo, wireRcode } from '@foghorn/core';
+import { isSubdomain, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
+import { wireRcode } from '@foghorn/core/wire';
 import type { ForwardMetrics } from './metrics.js';
 import { createPolicy } from './policy.js';
 import type { Orderer } from './policy.js';

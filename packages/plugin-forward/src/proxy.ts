@@ -8,8 +8,9 @@
 import { performance } from 'node:perf_hooks';
 import type tls from 'node:tls';
 import dnsPacket from 'dns-packet';
-import { questionEnd, rcodeToString, wireRcode } from '@foghorn/core';
+import { rcodeToString } from '@foghorn/core';
 import type { CounterCell, HistogramCell } from '@foghorn/core';
+import { questionEnd, wireRcode } from '@foghorn/core/wire';
 import { DohClient } from './doh.js';
 import type { ForwardMetrics } from './metrics.js';
 import { StreamPool, UdpPool } from './transport.js';

@@ -30,11 +30,12 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { atoi, durationArg, errorAt, normalizeZone, Rcode, zonesFromArgs } from '@foghorn/core';
+import { atoi, defineShared, durationArg, errorAt, normalizeZone, Rcode, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { Forward, resolveRuntime } from './handler.js';
 import type { ForwardRuntime } from './handler.js';
 import { createForwardMetrics } from './metrics.js';
+import type { ForwardMetrics } from './metrics.js';
 import { Proxy } from './proxy.js';
 import { parseUpstream, UpstreamError } from './upstream.js';
 import type { Upstream } from './upstream.js';
@@ -374,12 +375,15 @@ export function parseForward(c: Controller): ForwardOptions[] {
   return all;
 }
 
+/** The process's forward metrics: every block and every reload counts in the same objects. */
+const ForwardMetricsKey = defineShared<ForwardMetrics>('forward/metrics');
+
 /** Parses, creates one {@link Forward} per line, and chains them. Sockets open on first use. */
 export function setupWith(runtime: Partial<ForwardRuntime> = {}): (c: Controller) => void {
   return (c: Controller): void => {
     const all = parseForward(c);
     if (c.validating) return;
-    const metrics = c.shared('forward/metrics', () => createForwardMetrics(c.registry));
+    const metrics = c.shared(ForwardMetricsKey, () => createForwardMetrics(c.registry));
     const resolved = resolveRuntime(runtime);
     const forwards = all.map(
       (options) => new Forward(options, options.upstreams.map((u) => new Proxy(u, options, metrics, resolved.probeTimeoutMs)), metrics, resolved),

@@ -4,7 +4,8 @@
  */
 // Bindings, not globals: per query (docs/architecture.md, "Per-query code").
 import { Buffer } from 'node:buffer';
-import { Flags, HEADER_LENGTH, OFFSET_FLAGS, OFFSET_QDCOUNT, skipName, TYPE_OPT, wireRcode } from '@foghorn/core';
+import { Flags, HEADER_LENGTH, OFFSET_FLAGS, OFFSET_QDCOUNT, TYPE_OPT } from '@foghorn/core';
+import { skipName, wireRcode } from '@foghorn/core/wire';
 
 /** ASCII lower-casing of one byte, for case-insensitive name comparison (RFC 4343). */
 function lower(byte: number): number {

@@ -2,7 +2,7 @@
  * health: parsing `health [ADDRESS] [{ lameduck DURATION }]` and wiring the endpoint into the
  * lifecycle (docs/compatibility.md, "Lifecycle"; CoreDNS's plugin/health). It adds no handler: health is not on the query path.
  */
-import { formatDuration, HttpEndpoints, parseDuration, parseHttpAddress } from '@foghorn/core';
+import { defineShared, formatDuration, HttpEndpoints, parseDuration, parseHttpAddress } from '@foghorn/core';
 import type { Controller, Logger, WorkerGroup } from '@foghorn/core';
 import { HEALTH_TOPIC, HealthEndpoint } from './endpoint.js';
 import { createHealthMetrics } from './metrics.js';
@@ -56,7 +56,7 @@ class HealthState {
   constructor(readonly metrics: HealthMetrics) {}
 }
 
-const sharedKey = '@foghorn/plugin-health';
+const sharedKey = defineShared<HealthState>('health');
 
 function stateOf(c: Pick<Controller, 'shared' | 'registry'>): HealthState {
   return c.shared(sharedKey, () => new HealthState(createHealthMetrics(c.registry)));

@@ -7,7 +7,8 @@
  *     ::1       localhost  IPv4-mapped IPv6 addresses count as IPv4
  *     10.0.0.9  *.apps     a leading `*.` matches exactly one more label, and gets no PTR
  */
-import { formatIp, isSubdomain, normalizeZone, parseIp, to4 } from '@foghorn/core';
+import { isSubdomain, normalizeZone } from '@foghorn/core';
+import { formatIp, parseIp, to4 } from '@foghorn/core/wire';
 
 /** One parsed hosts text. Addresses are kept as text in Go's `IP.String` form. */
 export class HostsMap {

@@ -1,6 +1,7 @@
 /** Shared by the hosts tests: a marker plugin for "passed to next", reverse names. */
-import { Flags, formatIp, parseIp, replyTo } from '@foghorn/core';
+import { Flags, replyTo } from '@foghorn/core';
 import type { Request, ResponseWriter } from '@foghorn/core';
+import { formatIp, parseIp } from '@foghorn/core/wire';
 import { directivesOf, startServer, testPlugin } from '@foghorn/testkit';
 import type { Reply, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { validateCorefile } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core/server';
 import { captureLog, directivesOf, setupTable } from '@foghorn/testkit';
 import hosts, { parseHosts } from '@foghorn/plugin-hosts';
 import type { HostsOptions } from '@foghorn/plugin-hosts';

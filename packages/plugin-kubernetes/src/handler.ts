@@ -12,8 +12,9 @@
 import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { Flags, isSubdomain, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, Request, TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS, writeOpt, writeReplyHead } from '@foghorn/core';
+import { Flags, isSubdomain, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, Request, TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS } from '@foghorn/core';
 import type { Handler, HandlerResult, ResponseWriter } from '@foghorn/core';
+import { writeOpt, writeReplyHead } from '@foghorn/core/wire';
 import type { Name, Record, Resolver, Result, ZoneInfo } from './resolve.js';
 import type { ClusterStore } from './store.js';
 import { encode, wireLength } from './wire.js';

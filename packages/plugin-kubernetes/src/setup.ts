@@ -5,7 +5,7 @@
  */
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
-import { definePlugin, isSubdomain } from '@foghorn/core';
+import { definePlugin, defineShared, isSubdomain, ReadinessProbes, Servers } from '@foghorn/core';
 import type { Controller, PluginDefinition } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
 import type { InformerRegistry } from '@foghorn/kube';
@@ -45,7 +45,7 @@ const waitLogMs = 500;
  * parses the listen host as a CIDR, which a plain address is not, so none (kept as upstream does).
  */
 function boundIps(c: Controller): string[] {
-  const hosts = c.servers().map((server) => /^dns:\/\/(\[.*\]|[^:]*):\d+$/.exec(server)?.[1] ?? '');
+  const hosts = c.use(Servers).map((server) => /^dns:\/\/(\[.*\]|[^:]*):\d+$/.exec(server)?.[1] ?? '');
   if (hosts.length > 0 && hosts.every((host) => host !== '')) return [];
   const out: string[] = [];
   for (const list of Object.values(networkInterfaces())) {
@@ -62,20 +62,24 @@ function zoneInfos(options: KubernetesOptions): ZoneInfo[] {
     .sort((a, b) => b.name.length - a.name.length);
 }
 
+/** The process's metric objects, shared by every block and kept across reloads. */
+const MetricsKey = defineShared<KubernetesMetrics>('kubernetes/metrics');
+const RestMetricsKey = defineShared<RestClientMetrics>('kubernetes/rest-metrics');
+
 /** The setup, with test overrides (clock, local addresses, watch tuning). */
 export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => void {
   return (c: Controller): void => {
     const options = parseKubernetes(c);
     const labels = options.labels === null ? null : LabelSelector.parse(options.labels);
     const namespaceLabels = options.namespaceLabels === null ? null : LabelSelector.parse(options.namespaceLabels);
-    const metrics = c.shared('@foghorn/plugin-kubernetes/metrics', () => new KubernetesMetrics(c.registry));
-    const rest = c.shared('@foghorn/plugin-kubernetes/rest-metrics', () => new RestClientMetrics(metrics));
+    const metrics = c.shared(MetricsKey, () => new KubernetesMetrics(c.registry));
+    const rest = c.shared(RestMetricsKey, () => new RestClientMetrics(metrics));
     let source: Source | undefined;
     let localIps: readonly string[] = [];
     const state: HandlerState = { store: null, resolver: null, synced: () => source?.synced ?? false };
     const zones = zoneInfos(options);
     c.addHandler((next) => new Kubernetes(state, zones, options.fallthrough ?? [], options.ttl, next));
-    c.reportReadiness(() => state.synced());
+    c.provide(ReadinessProbes, { name: c.directive, ready: () => state.synced() });
     c.onStartup(async () => {
       localIps = overrides.localIps?.() ?? boundIps(c);
       const store: ClusterStore = new ClusterStore({

@@ -8,7 +8,7 @@ import type { TestContext } from 'node:test';
 
 import type { Answer, RecordType } from 'dns-packet';
 import bind from '@foghorn/plugin-bind';
-import { definePlugin, Flags } from '@foghorn/core';
+import { definePlugin, Flags, ReadinessProbes } from '@foghorn/core';
 import type { PluginDefinition, ReadinessProbe } from '@foghorn/core';
 import { directivesOf, eventually, formatRr, query, rcodeOf, startServer } from '@foghorn/testkit';
 import type { CheckOptions, Reply, TestServer } from '@foghorn/testkit';
@@ -216,7 +216,7 @@ export async function startCluster(t: TestContext, options: ClusterOptions = {})
   if (!options.api) t.after(() => api.close());
   for (const object of options.objects ?? handlerObjects) api.apply(structuredClone(object));
   let probes: (() => readonly ReadinessProbe[]) | undefined;
-  const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.readinessProbes()) });
+  const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.use(ReadinessProbes)) });
   const body = (options.options ?? '').split('\n').map((l) => `        ${l.trim()}`).join('\n');
   const corefile = `.:0 {\n    bind 127.0.0.1\n    readyprobe\n    kubernetes ${options.zones ?? 'cluster.local in-addr.arpa ip6.arpa'} {\n        endpoint ${api.url}\n${body}\n    }\n${options.upstream ? '    upstream\n' : ''}}\n`;
   const plugin = createKubernetesPlugin({ watch: fastWatch, ...options.overrides });

@@ -15,9 +15,10 @@
  *    client-node's watch delivers it, the table answers it (p50/p99 over 200 updates); then the
  *    heap the shared informers hold (@foghorn/kube keeps every object for late subscribers).
  */
-import { Request, readQuery } from '@foghorn/core';
-import type { QueryHeader, ResponseWriter } from '@foghorn/core';
-import { createLogger } from '@foghorn/core';
+import { createLogger, Request } from '@foghorn/core';
+import type { ResponseWriter } from '@foghorn/core';
+import { readQuery } from '@foghorn/core/wire';
+import type { QueryHeader } from '@foghorn/core/wire';
 import { makeQuery } from '@foghorn/testkit';
 import { startKubeApiServer, syntheticClusterset, syntheticEndpointSlice } from '@foghorn/testkit/kube';
 import type { ApiObject } from '@foghorn/testkit/kube';

@@ -2,7 +2,8 @@
  * What a lookup returns: a complete reply minus header and question ({@link Answer}), or a name
  * the balancer answers ({@link Balanced}), and the zone every reply in it shares ({@link ZoneInfo}).
  */
-import { Rcode, rfc8482Hinfo } from '@foghorn/core';
+import { Rcode } from '@foghorn/core';
+import { rfc8482Hinfo } from '@foghorn/core/wire';
 import { Outcome } from './counters.js';
 import type { Served } from './counters.js';
 import { exact } from './store.js';

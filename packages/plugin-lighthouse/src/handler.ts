@@ -6,8 +6,9 @@
 // Bindings, not globals: per query (docs/architecture.md, "Per-query code").
 import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
-import { Flags, isSubdomain, matchZone, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, TYPE_A, TYPE_AAAA, TYPE_ANY, TYPE_PTR, TYPE_SRV, TYPE_TXT, writeOpt, writeReplyHead } from '@foghorn/core';
+import { Flags, isSubdomain, matchZone, nextOrFailure, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, TYPE_A, TYPE_AAAA, TYPE_ANY, TYPE_PTR, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
+import { writeOpt, writeReplyHead } from '@foghorn/core/wire';
 import { notImplemented, notZone } from './answer.js';
 import type { Answer, ZoneInfo } from './answer.js';
 import type { AnswerTable } from './answers.js';

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { checkDirectory, errOnce, fallthroughZones, integerInRange, readableFile, zonesFromArgs } from '@foghorn/core';
+import { checkDirectory, defineShared, errOnce, fallthroughZones, integerInRange, readableFile, ReadinessProbes, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
 import type { KubeConnection } from '@foghorn/kube';
@@ -161,17 +161,19 @@ class PluginState {
   }
 }
 
+const PluginStateKey = defineShared<PluginState>('lighthouse');
+
 export function setup(c: Controller): void {
   const options = parseLighthouse(c);
   const zones = options.zones.length > 0 ? options.zones : c.zones;
-  const shared = c.shared('@foghorn/plugin-lighthouse', () => new PluginState(c));
+  const shared = c.shared(PluginStateKey, () => new PluginState(c));
   // @foghorn/kube's informers: shared with every block and plugin on the same connection.
   const informers = informerRegistry(c);
   const outcomes = shared.metrics.outcomes(zones.join(','));
   let lease: Lease | undefined;
   const state: HandlerState = { table: null, synced: () => lease?.source.synced ?? false, zones };
   c.addHandler((next) => new Lighthouse(state, options.fallthrough ?? [], outcomes, next));
-  c.reportReadiness(() => state.synced());
+  c.provide(ReadinessProbes, { name: c.directive, ready: () => state.synced() });
   c.onStartup(async () => {
     const create = (): Source => {
       const store = new ServiceStore(options.clusterId);

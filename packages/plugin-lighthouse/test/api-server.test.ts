@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
-import { definePlugin } from '@foghorn/core';
+import { definePlugin, ReadinessProbes } from '@foghorn/core';
 import type { ReadinessProbe } from '@foghorn/core';
 import { directivesOf, query, rcodeOf, startServer } from '@foghorn/testkit';
 import type { TestServer } from '@foghorn/testkit';
@@ -40,7 +40,7 @@ async function cluster(t: TestContext, objects: KubeObject[], before?: (api: Kub
   for (const object of objects) api.apply(object as ApiObject);
   before?.(api);
   let probes: (() => readonly ReadinessProbe[]) | undefined;
-  const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.readinessProbes()) });
+  const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.use(ReadinessProbes)) });
   const dns = await startServer(`${Z}:0 {\n    bind 127.0.0.1\n    readyprobe\n    lighthouse {\n        endpoint ${api.url}\n    }\n}\n`, {
     directives: directivesOf(bind, readyprobe, lighthouse),
   });

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import bind from '@foghorn/plugin-bind';
-import { definePlugin } from '@foghorn/core';
+import { definePlugin, ReadinessProbes } from '@foghorn/core';
 import type { ReadinessProbe } from '@foghorn/core';
 import { directivesOf, startServer } from '@foghorn/testkit';
 import lighthouse, { parseManifests } from '../src/index.js';
@@ -82,7 +82,7 @@ test('readiness turns true once the first scan is applied, and metrics count que
   t.after(() => dir.close());
   await dir.write('service1.yaml', [serviceImport('service1', 'namespace1', { ports: [http] }), serviceSlice('service1', 'namespace1', 'cluster1', '10.0.0.1', [http])]);
   let probes: (() => readonly ReadinessProbe[]) | undefined;
-  const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.readinessProbes()) });
+  const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.use(ReadinessProbes)) });
   const server = await startServer(`${Z}:0 {\n    bind 127.0.0.1\n    readyprobe\n    lighthouse {\n        manifests ${dir.path}\n    }\n}\n`, {
     directives: directivesOf(bind, readyprobe, lighthouse),
   });

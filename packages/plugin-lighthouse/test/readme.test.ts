@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
-import { validateCorefile } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core/server';
 import { directivesOf, tempFile } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';

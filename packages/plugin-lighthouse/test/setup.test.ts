@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { definePlugin, validateCorefile } from '@foghorn/core';
+import { definePlugin } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core/server';
 import { directivesOf, requireFixture, sharedPath } from '@foghorn/testkit';
 import whoami from '@foghorn/plugin-whoami';
 import lighthouse, { parseLighthouse } from '../src/index.js';

@@ -9,8 +9,9 @@
 import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { packetRcode, readName, to4, TYPE_A, TYPE_AAAA, TYPE_AXFR, TYPE_CNAME, TYPE_IXFR, TYPE_MX, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV, wireRcode } from '@foghorn/core';
+import { TYPE_A, TYPE_AAAA, TYPE_AXFR, TYPE_CNAME, TYPE_IXFR, TYPE_MX, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV } from '@foghorn/core';
 import type { ResponseWriter } from '@foghorn/core';
+import { packetRcode, readName, to4, wireRcode } from '@foghorn/core/wire';
 import { parseIp } from './ip.js';
 import type { Subnet } from './ip.js';
 import { Kind, mathRandomInt, preferSubnets, roundRobin, weighted } from './policy.js';

@@ -3,7 +3,7 @@
  * IPv6 form are the same address (`To4`), and a CIDR contains only addresses of its own length
  * (`IPNet.Contains`).
  */
-import { parseIp as parseIpBytes, to4 } from '@foghorn/core';
+import { parseIp as parseIpBytes, to4 } from '@foghorn/core/wire';
 
 /**
  * Parses an address as Go's `net.ParseIP` does, in its 4-byte form for IPv4 and IPv4-mapped

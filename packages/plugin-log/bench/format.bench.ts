@@ -7,8 +7,9 @@
  *    terminal handler alone, with lines going to a LineBatcher that writes to /dev/null.
  */
 import { openSync, writeSync, closeSync } from 'node:fs';
-import { emptyHeader, Flags, readQuery, replyTo, Request } from '@foghorn/core';
+import { Flags, replyTo, Request } from '@foghorn/core';
 import type { Handler, ResponseWriter } from '@foghorn/core';
+import { emptyHeader, readQuery } from '@foghorn/core/wire';
 import { makeQuery } from '@foghorn/testkit';
 import { DEFAULT_LOG_FORMAT } from '@foghorn/plugin-log';
 import { compileFormat, formatLine } from '../src/format.js';

@@ -8,8 +8,9 @@
  * batch then flattens and encodes again. Written as bytes into the batch buffer while the
  * query's values are still in the CPU's caches, a line leaves nothing behind.
  */
-import { Flags, isIpv6Text } from '@foghorn/core';
+import { Flags } from '@foghorn/core';
 import type { Request } from '@foghorn/core';
+import { isIpv6Text } from '@foghorn/core/wire';
 
 /** What the formatter needs to know about the reply, or null when there was none. */
 export interface ReplySummary {

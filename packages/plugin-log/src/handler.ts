@@ -6,8 +6,9 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
-import { clientWrote, Flags, isSubdomain, nextOrFailure, OPT_LENGTH, PluginError, Recorder, REPLY_COPIED_FLAGS, replyTo, responseClass, typify } from '@foghorn/core';
+import { clientWrote, Flags, isSubdomain, nextOrFailure, OPT_LENGTH, PluginError, Recorder, REPLY_COPIED_FLAGS, replyTo } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
+import { responseClass, typify } from '@foghorn/core/wire';
 import { ClassBit } from './classify.js';
 import type { CompiledFormat, ReplySummary } from './format.js';
 import type { LineOutput } from './sink.js';

@@ -1,6 +1,7 @@
 /** Setup of *loop* (CoreDNS's `plugin/loop/setup.go`): parse, then probe once the server starts. */
-import { errOnce, splitHostPort } from '@foghorn/core';
+import { errOnce, Servers } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
+import { splitHostPort } from '@foghorn/core/wire';
 import { Loop, probeName, startProbe } from './loop.js';
 
 /** What `loop` configures: the probe zone (the block's first key) and its random probe name. */
@@ -35,7 +36,7 @@ export function setup(c: Controller): void {
   let stop: (() => void) | undefined;
   c.onStartup(() => {
     // The first listener of the block: its bind host ('' for every address) and port.
-    const label = c.servers()[0] ?? '';
+    const label = c.use(Servers)[0] ?? '';
     const { host, port } = splitHostPort(label.replace(/^dns:\/\//, ''));
     // A port-0 listener gets its port from the kernel; there is nothing known to probe.
     if (port === '0' || port === '') return loop.disable();

@@ -5,8 +5,9 @@
  *
  *   npx tsc -b packages/plugin-prometheus && node packages/plugin-prometheus/dist/bench/handler.bench.js
  */
-import { emptyHeader, readQuery, Request, timeBuckets } from '@foghorn/core';
+import { Request, timeBuckets } from '@foghorn/core';
 import type { Handler, ResponseWriter } from '@foghorn/core';
+import { emptyHeader, readQuery } from '@foghorn/core/wire';
 import { Whoami } from '@foghorn/plugin-whoami';
 import { makeQuery } from '@foghorn/testkit';
 import { Counter, Histogram, Registry } from 'prom-client';

@@ -16,7 +16,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { HttpEndpoint, HttpEndpoints, notFound } from '@foghorn/core';
+import { defineShared, HttpEndpoint, HttpEndpoints, notFound } from '@foghorn/core';
 import type { Controller, Logger, WorkerGroup } from '@foghorn/core';
 import type { Registry } from 'prom-client';
 import { groupMetrics } from './workers.js';
@@ -58,9 +58,11 @@ export function metricsListeners(registry: Registry): MetricsListenerInfo[] {
   return [...endpoints].map((e) => ({ address: e.address, host: e.host, port: e.port }));
 }
 
+const EndpointsKey = defineShared<HttpEndpoints<MetricsEndpoint>>('prometheus/listeners');
+
 /** The process-wide endpoints of `c`'s server, one per address, kept across reloads. */
 export function metricsEndpoints(c: Pick<Controller, 'shared' | 'registry'>): HttpEndpoints<MetricsEndpoint> {
-  return c.shared('prometheus:listeners', () => {
+  return c.shared(EndpointsKey, () => {
     const endpoints = new HttpEndpoints<MetricsEndpoint>();
     endpointsByRegistry.set(c.registry, endpoints);
     return endpoints;

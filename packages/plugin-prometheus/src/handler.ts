@@ -7,8 +7,9 @@
  * (Request.startTime), a cached lookup of the (server, zone) cells and about eight number
  * updates. No label strings are built and no label maps are hashed per query.
  */
-import { clientWrote, isIpv6Text, PluginError, Rcode, Recorder, rcodeToString } from '@foghorn/core';
+import { clientWrote, PluginError, Rcode, rcodeToString, Recorder } from '@foghorn/core';
 import type { CounterCell, Handler, HandlerResult, HistogramCell, Request, ResponseWriter } from '@foghorn/core';
+import { isIpv6Text } from '@foghorn/core/wire';
 import type { DnsMetrics } from './metrics.js';
 
 /** CoreDNS has no views here yet: the `view` label is always empty. */

@@ -2,8 +2,9 @@
  * `prometheus [ADDRESS] [{ runtime_metrics }]`: parsing, then wiring the handler, the shared
  * metric objects and the shared `/metrics` listener into the server's lifecycle (CoreDNS's plugin/metrics; docs/compatibility.md, "Lifecycle").
  */
-import { Dispenser, errOnce, parseHttpAddress, splitHostPort } from '@foghorn/core';
+import { defineShared, Dispenser, errOnce, HandlerNames, parseHttpAddress, Servers } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
+import { splitHostPort } from '@foghorn/core/wire';
 import { metricsEndpoints, MetricsEndpoint } from './endpoint.js';
 import type { ListenAddress } from './endpoint.js';
 import { Prometheus } from './handler.js';
@@ -67,6 +68,10 @@ function parseListenAddress(c: Dispenser, fallback: string): ListenAddress {
  */
 const blocksWithPlugin = new WeakSet<object>();
 
+/** The process's DNS metrics and `coredns_plugin_enabled` rows, shared by every block and reload. */
+const MetricsKey = defineShared<DnsMetrics>('prometheus/metrics');
+const EnabledRowsKey = defineShared<EnabledRows>('prometheus/enabled');
+
 /** Parses and wires one server block's `prometheus` (or `metrics`). */
 export function setup(c: Controller): void {
   const options = parsePrometheus(c);
@@ -77,7 +82,7 @@ export function setup(c: Controller): void {
   }
   blocksWithPlugin.add(c.keys);
 
-  const metrics = c.shared<DnsMetrics>('prometheus:metrics', () => {
+  const metrics = c.shared(MetricsKey, () => {
     ensureDefaultMetrics(c.registry);
     return createDnsMetrics(c.registry);
   });
@@ -96,8 +101,8 @@ export function setup(c: Controller): void {
   // One row per handler of the block, per listener, with the block's first zone (docs/compatibility.md, "Setup order").
   const firstKey = c.keys[0];
   const enabledRows = (): EnabledLabels[] =>
-    firstKey ? c.servers().flatMap((server) => c.handlerNames().map((name) => ({ server, zone: firstKey.zone, view: '', name }))) : [];
-  const rows = c.shared('prometheus:enabled', () => new EnabledRows(metrics));
+    firstKey ? c.use(Servers).flatMap((server) => c.use(HandlerNames).map((name) => ({ server, zone: firstKey.zone, view: '', name }))) : [];
+  const rows = c.shared(EnabledRowsKey, () => new EnabledRows(metrics));
   const start = async (): Promise<void> => {
     try {
       await endpoint.acquire(owner);

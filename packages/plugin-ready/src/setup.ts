@@ -2,7 +2,7 @@
  * ready: parsing `ready [ADDRESS] [{ monitor until-ready|continuously }]` and wiring one /ready
  * listener per address, shared by every block and by successive configurations (docs/compatibility.md, "Lifecycle"; CoreDNS's plugin/ready).
  */
-import { errOnce, HttpEndpoints, parseHttpAddress } from '@foghorn/core';
+import { defineShared, errOnce, HttpEndpoints, parseHttpAddress, ReadinessProbes } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
 import { READY_TOPIC, ReadyEndpoint } from './endpoint.js';
 import { ReadinessList } from './readiness.js';
@@ -45,7 +45,7 @@ class ReadyState {
   readonly list = new ReadinessList();
 }
 
-const sharedKey = '@foghorn/plugin-ready';
+const sharedKey = defineShared<ReadyState>('ready');
 
 function stateOf(c: Pick<Controller, 'shared'>): ReadyState {
   return c.shared(sharedKey, () => new ReadyState());
@@ -87,7 +87,7 @@ class ReadySite {
    */
   async start(): Promise<void> {
     // The probes of every block: readiness is process-wide, like the listener.
-    this.state.list.use(this.c.readinessProbes(), this.options.monitor);
+    this.state.list.use(this.c.use(ReadinessProbes), this.options.monitor);
     try {
       await this.endpoint.acquire(this);
     } catch (error) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { definePlugin } from '@foghorn/core';
+import { definePlugin, ReadinessProbes } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { directivesOf, freeTcpPort, holdTcpPort, httpGet, startServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
@@ -15,10 +15,10 @@ const syncer = definePlugin({
   name: 'syncer',
   setup(c) {
     controller = c;
-    c.reportReadiness(() => state.syncer);
+    c.provide(ReadinessProbes, { name: c.directive, ready: () => state.syncer });
   },
 });
-const alpha = definePlugin({ name: 'alpha', setup: (c) => c.reportReadiness(() => state.alpha) });
+const alpha = definePlugin({ name: 'alpha', setup: (c) => c.provide(ReadinessProbes, { name: c.directive, ready: () => state.alpha }) });
 const directives = directivesOf(bind, ready, health, alpha, syncer, whoami);
 
 function readyPort(): number {

@@ -5,8 +5,8 @@
  * files are seen, and edits that change no token are not (CoreDNS's plugin/reload).
  */
 import { createHash } from 'node:crypto';
-import { parseCorefile } from '@foghorn/core';
-import type { ServerBlock } from '@foghorn/core';
+import { parseCorefile } from '@foghorn/core/wire';
+import type { ServerBlock } from '@foghorn/core/wire';
 
 /** The JSON Go produces for the blocks, byte for byte where our parser agrees with caddy's. */
 export function corefileJson(blocks: readonly ServerBlock[]): string {

@@ -2,7 +2,7 @@
  * reload: parsing `reload [INTERVAL] [JITTER]` and attaching the process-wide watcher to the
  * configuration's lifecycle. It adds no handler.
  */
-import { durationArg, formatDuration } from '@foghorn/core';
+import { defineShared, durationArg, formatDuration } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { createReloadMetrics } from './metrics.js';
 import { CorefileWatcher } from './watcher.js';
@@ -71,7 +71,7 @@ export interface ReloadPluginOptions {
   readonly random?: () => number;
 }
 
-const sharedKey = '@foghorn/plugin-reload';
+const sharedKey = defineShared<CorefileWatcher>('reload');
 
 /** The setup of `reload` with these limits and jitter source. */
 export function setupWith(options: ReloadPluginOptions = {}): (c: Controller) => void {

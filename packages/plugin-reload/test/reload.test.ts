@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
-import { Server } from '@foghorn/core';
+import { Server } from '@foghorn/core/server';
 import { captureLog, directivesOf, eventually, makeQuery, query, rcodeOf, udpExchange } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseCorefile } from '@foghorn/core';
+import { parseCorefile } from '@foghorn/core/wire';
 import { setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
 import reload, { parseReload } from '../src/index.js';

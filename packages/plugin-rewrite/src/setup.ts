@@ -12,8 +12,9 @@
  * `answer` options of a name rule, typically): CoreDNS reads the block's tokens as if they were on
  * the line. Errors keep CoreDNS's words and name the offending token's position.
  */
-import { classNumber, errorAt, goRegExp, normalizeZone, regExpGroups, typeNumber } from '@foghorn/core';
+import { errorAt, goRegExp, normalizeZone, regExpGroups } from '@foghorn/core';
 import type { Controller, Request, Token } from '@foghorn/core';
+import { classNumber, typeNumber } from '@foghorn/core/wire';
 import { Rewrite } from './handler.js';
 import type { QueryEdit } from './query.js';
 import { NameResponseRule, RegexRewriter, ValueResponseRule } from './response.js';

@@ -7,8 +7,9 @@
  * templates and parses the records they produce (there is nothing to cache: the output depends on
  * the name).
  */
-import { CLASS_ANY, edeOption, Flags, lookupVia, matchZone, nextOrFailure, parseRR, PluginError, Rcode, replyOpt, replyTo, TYPE_A, TYPE_AAAA, TYPE_ANY } from '@foghorn/core';
+import { CLASS_ANY, Flags, lookupVia, matchZone, nextOrFailure, PluginError, Rcode, replyTo, TYPE_A, TYPE_AAAA, TYPE_ANY } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
+import { edeOption, parseRR, replyOpt } from '@foghorn/core/wire';
 import type { Answer, Packet } from 'dns-packet';
 import { methodArity, structType } from './gotemplate.js';
 import type { GoTemplate, MethodValue, Struct, Value } from './gotemplate.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { validateCorefile } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core/server';
 import whoami from '@foghorn/plugin-whoami';
 import { directivesOf, makeTestPki, setupTable, startServer } from '@foghorn/testkit';
 import tlsPlugin, { loadTls, parseTls } from '@foghorn/plugin-tls';

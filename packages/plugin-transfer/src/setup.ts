@@ -3,7 +3,7 @@
  * `plugin/transfer/setup.go`.
  */
 import { isIP } from 'node:net';
-import { errorAt, zonesFromArgs } from '@foghorn/core';
+import { errorAt, Transferers, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { sendNotifies } from './notify.js';
 import { longestMatch, Transfer } from './transfer.js';
@@ -96,7 +96,7 @@ export function setup(c: Controller): void {
   const { xfrs } = parseTransfer(c);
   // The transferers of this block, found at startup as CoreDNS finds them among its handlers.
   c.onStartup(() => {
-    for (const transferer of c.transferers()) {
+    for (const transferer of c.use(Transferers)) {
       transferer.onZoneChange?.((zone) => {
         const x = longestMatch(xfrs, zone);
         if (!x) return;
@@ -106,5 +106,6 @@ export function setup(c: Controller): void {
       });
     }
   });
-  c.addHandler((next) => new Transfer(xfrs, () => c.transferers(), c.log, next));
+  const transferers = c.use(Transferers);
+  c.addHandler((next) => new Transfer(xfrs, transferers, c.log, next));
 }

@@ -49,7 +49,8 @@ export class Transfer implements Handler {
 
   constructor(
     private readonly xfrs: readonly XfrConfig[],
-    private readonly transferers: () => readonly Transferer[],
+    /** The block's transferers (`c.use(Transferers)`): a live list, complete once the server runs. */
+    private readonly transferers: readonly Transferer[],
     private readonly log: Logger,
     private readonly next: Handler | null,
   ) {}
@@ -73,7 +74,7 @@ export class Transfer implements Handler {
       if (authorities.length !== 1 || soa?.type !== 'SOA') return Rcode.SERVFAIL;
       serial = soa.data.serial ?? 0;
     }
-    for (const transferer of this.transferers()) {
+    for (const transferer of this.transferers) {
       const records = transferer.transfer(req.qname, serial);
       if (records !== null) return this.stream(req, w, records);
     }

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { test } from 'node:test';
 import dnsPacket from 'dns-packet';
 import type { Answer } from 'dns-packet';
-import { definePlugin } from '@foghorn/core';
+import { definePlugin, Transferers } from '@foghorn/core';
 import { decodeReply, delay, directivesOf, eventually, makeQuery, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
 import type { Reply } from '@foghorn/testkit';
 import transfer, { allowed, hostPort, longestMatch } from '@foghorn/plugin-transfer';
@@ -16,7 +16,7 @@ const owner = definePlugin({
   name: 'owner',
   setup(c) {
     c.next();
-    c.addTransferer({
+    c.provide(Transferers, {
       name: 'owner',
       transfer(zone, serial) {
         if (zone !== 'example.org.') return null;
@@ -137,7 +137,7 @@ test('a transfer to a client that does not read waits for the connection to drai
     name: 'owner',
     setup(c) {
       c.next();
-      c.addTransferer({
+      c.provide(Transferers, {
         name: 'owner',
         transfer: (zone) =>
           zone !== 'example.org.'

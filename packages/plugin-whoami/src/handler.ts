@@ -1,7 +1,8 @@
 // Bindings, not globals: per query (docs/architecture.md, "Per-query code").
 import { Buffer } from 'node:buffer';
-import { Flags, HEADER_LENGTH, MAX_NAME_LENGTH, OPT_LENGTH, parseIp, Rcode, REPLY_COPIED_FLAGS, replyTo, TYPE_A, TYPE_AAAA, TYPE_SRV, writeOpt, writeReplyHead } from '@foghorn/core';
+import { Flags, HEADER_LENGTH, MAX_NAME_LENGTH, OPT_LENGTH, Rcode, REPLY_COPIED_FLAGS, replyTo, TYPE_A, TYPE_AAAA, TYPE_SRV } from '@foghorn/core';
 import type { Handler, Request, ResponseWriter } from '@foghorn/core';
+import { parseIp, writeOpt, writeReplyHead } from '@foghorn/core/wire';
 import type { Answer, StringAnswer } from 'dns-packet';
 
 /** `_udp` / `_tcp` as the SRV owner's first label (length octet included): 5 octets. */

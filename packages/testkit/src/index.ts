@@ -8,8 +8,10 @@ import net from 'node:net';
 import tls from 'node:tls';
 import dnsPacket from 'dns-packet';
 import type { Packet, RecordType } from 'dns-packet';
-import { createLogger, definePlugin, Server } from '@foghorn/core';
-import type { DirectiveEntry, HandlerFactory, Logger, PluginDefinition } from '@foghorn/core';
+import { createLogger, definePlugin } from '@foghorn/core';
+import type { HandlerFactory, Logger, PluginDefinition } from '@foghorn/core';
+import { Server } from '@foghorn/core/server';
+import type { DirectiveEntry } from '@foghorn/core/server';
 
 /** A logger that keeps its lines in memory. */
 export interface CapturedLog {

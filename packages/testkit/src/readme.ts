@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { validateCorefile } from '@foghorn/core';
-import type { DirectiveEntry } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core/server';
+import type { DirectiveEntry } from '@foghorn/core/server';
 import { startServer } from './index.js';
 
 export interface ReadmeCheck {

@@ -12,7 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Answer, OptAnswer, Packet, RecordClass, RecordType } from 'dns-packet';
-import { formatRR, parseRR } from '@foghorn/core';
+import { formatRR, parseRR } from '@foghorn/core/wire';
 import { query } from './index.js';
 import type { Reply, Target } from './index.js';
 

@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { definePlugin, validateCorefile } from '@foghorn/core';
+import { definePlugin } from '@foghorn/core';
 import type { Controller, PluginDefinition } from '@foghorn/core';
+import { validateCorefile } from '@foghorn/core/server';
 
 /** Where a table's inputs are parsed: the server block key and the Corefile's environment. */
 export interface ParseContext {

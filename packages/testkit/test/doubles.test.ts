@@ -1,7 +1,7 @@
 /** The test doubles themselves: the fake upstream, the fake backend, eventually, metric and the free ports. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { counter, definePlugin, nextOrFailure } from '@foghorn/core';
+import { counter, definePlugin, defineShared, ListenAddresses, nextOrFailure } from '@foghorn/core';
 import {
   answerWith,
   checkCases,
@@ -37,6 +37,8 @@ test('the fake upstream answers over UDP and TCP on one port and records each qu
   assert.equal(upstream.probes.length, 1, '. NS is a health probe');
 });
 
+const FrontCounter = defineShared<ReturnType<typeof counter>>('front');
+
 test('the fake backend answers from its table behind the plugin under test, and fails when down', async (t) => {
   const backend = new FakeBackend();
   backend.table.set('a.example. A', answerWith('a.example. 300 IN A 192.0.2.1'));
@@ -44,7 +46,7 @@ test('the fake backend answers from its table behind the plugin under test, and 
     name: 'front',
     setup(c) {
       c.next();
-      const seen = c.shared('front', () => counter(c.registry, { name: 'front_queries_total', help: 'Queries seen by front.', labelNames: ['type'] }));
+      const seen = c.shared(FrontCounter, () => counter(c.registry, { name: 'front_queries_total', help: 'Queries seen by front.', labelNames: ['type'] }));
       c.addHandler((next) => ({ name: 'front', serveDNS: (req, w) => (seen.labels(req.type).inc(), nextOrFailure('front', next, req, w)) }));
     },
   });
@@ -85,7 +87,7 @@ function bindless() {
     name: 'bind',
     setup(c) {
       c.next();
-      c.addListenAddresses(c.remainingArgs());
+      for (const address of c.remainingArgs()) c.provide(ListenAddresses, address);
     },
   });
 }

@@ -1,0 +1,152 @@
+/**
+ * How plugins cooperate without importing each other: typed capability tokens. A token names
+ * something a plugin offers (a zone to transfer, a readiness probe, listen addresses) and where
+ * it is found: in the server block of the plugin that asks, or anywhere in the configuration.
+ * One plugin offers with `c.provide(token, value)` in its setup; another finds every offer in
+ * scope with `c.use(token)`. Core defines the tokens its own plugins share and provides some
+ * itself (the block's handler names and listeners); a plugin package may define its own.
+ *
+ *   file:      c.provide(Transferers, zones)      ─┐ the block's list, directive order
+ *   transfer:  c.use(Transferers)   ◄──────────────┘ complete once setup is over (onStartup)
+ *
+ * Process-wide state kept across reloads (one HTTP listener per address, metric objects) has
+ * typed keys of its own: {@link defineShared} and `c.shared(key, create)`.
+ */
+import type { Answer } from 'dns-packet';
+
+/** Where a capability's providers are found: the asking plugin's server block, or the whole configuration. */
+export type CapabilityScope = 'block' | 'configuration';
+
+/**
+ * A typed token for something plugins provide and use. Compare tokens by identity: two
+ * definitions with one name are two capabilities.
+ */
+export interface Capability<T> {
+  /** What it is, for errors and logs: `transfer`, `readiness`. */
+  readonly name: string;
+  /** Where `use` finds providers; it belongs to the token, not to the call. */
+  readonly scope: CapabilityScope;
+  /** Type only, never set: what providers give. */
+  readonly type?: T;
+}
+
+/**
+ * Defines a capability. Define it once, at module level, where both sides can import it (core
+ * for first-party pairs, a plugin's own package for what it offers others).
+ *
+ * @example
+ * // in a shared module
+ * export interface MetadataProvider { metadata(req: Request): Record<string, () => string> }
+ * export const MetadataProviders = defineCapability<MetadataProvider>('metadata', 'block');
+ * // in a provider's setup
+ * c.provide(MetadataProviders, { metadata: (req) => ({ 'kubernetes/namespace': () => namespaceOf(req) }) });
+ * // in the metadata plugin's setup: every provider of its block, from onStartup on
+ * const providers = c.use(MetadataProviders);
+ */
+export function defineCapability<T>(name: string, scope: CapabilityScope): Capability<T> {
+  if (typeof name !== 'string' || name === '') throw new TypeError('a capability needs a name');
+  if (scope !== 'block' && scope !== 'configuration') throw new TypeError(`capability '${name}': scope must be 'block' or 'configuration', got '${String(scope)}'`);
+  return Object.freeze({ name, scope });
+}
+
+/** A typed key of process-wide state: what `c.shared(key, create)` creates once and keeps across reloads. */
+export interface SharedKey<T> {
+  /** What it holds, for errors and logs. */
+  readonly name: string;
+  /** Type only, never set: the state's type. */
+  readonly type?: T;
+}
+
+/**
+ * Defines a key for process-wide state. Keys compare by identity, so no two plugins can collide
+ * on a name.
+ *
+ * @example
+ * const Listeners = defineShared<HttpEndpoints>('prometheus/listeners');
+ * const endpoints = c.shared(Listeners, () => new HttpEndpoints());
+ */
+export function defineShared<T>(name: string): SharedKey<T> {
+  if (typeof name !== 'string' || name === '') throw new TypeError('a shared key needs a name');
+  return Object.freeze({ name });
+}
+
+/** The offers of one scope (a server block or a configuration), one list per token in provide order. */
+export class CapabilityStore {
+  private readonly lists = new Map<Capability<unknown>, unknown[]>();
+
+  /** The live list of `token`'s offers: later offers show up in the same array. */
+  list<T>(token: Capability<T>): T[] {
+    let list = this.lists.get(token);
+    if (list === undefined) {
+      list = [];
+      this.lists.set(token, list);
+    }
+    return list as T[];
+  }
+}
+
+/** A plugin that can tell whether it is ready to serve (caches synced, a zone loaded). */
+export interface ReadinessProbe {
+  /** The directive, which *ready* lists while it is not ready. */
+  readonly name: string;
+  ready(): boolean;
+}
+
+/**
+ * A plugin that owns zone data and hands it out for zone transfers: CoreDNS's
+ * `transfer.Transferer` (`plugin/transfer/transfer.go`).
+ */
+export interface Transferer {
+  /** The directive offering it, for logs. */
+  readonly name: string;
+  /**
+   * The records of `zone` (lower-case, fully qualified) in batches, or null when this plugin is
+   * not authoritative for exactly that zone (CoreDNS's `ErrNotAuthoritative`), so the next
+   * transferer is asked. `serial` 0 asks for AXFR: the SOA first, every record, the SOA again
+   * last. Another serial is an IXFR: when it equals the zone's serial only the SOA is given,
+   * otherwise the whole zone as for AXFR (the AXFR fallback of RFC 1995 §4).
+   */
+  transfer(zone: string, serial: number): Iterable<readonly Answer[]> | AsyncIterable<readonly Answer[]> | null;
+  /**
+   * Registers `notify`, called with a zone's name when it is loaded at startup or reloaded with a
+   * new serial, so *transfer* sends NOTIFY (RFC 1996) to the secondaries.
+   */
+  onZoneChange?(notify: (zone: string) => void): void;
+}
+
+/**
+ * Readiness probes of the whole configuration (CoreDNS's `ready.Readiness`): a plugin that needs
+ * time before it answers correctly provides one; *ready* answers `/ready` with 200 once all of
+ * them are true and lists the names of the others.
+ *
+ * @example
+ * c.provide(ReadinessProbes, { name: c.directive, ready: () => source.synced });
+ */
+export const ReadinessProbes: Capability<ReadinessProbe> = defineCapability<ReadinessProbe>('readiness', 'configuration');
+
+/**
+ * Zone data of the server block offered for zone transfers: *file* provides its zones, and
+ * *transfer* asks each transferer of its block in directive order until one is authoritative.
+ */
+export const Transferers: Capability<Transferer> = defineCapability<Transferer>('transfer', 'block');
+
+/**
+ * Addresses the server block listens on instead of every address (the *bind* plugin), one
+ * offer per address; core reads them when it plans the listeners.
+ */
+export const ListenAddresses: Capability<string> = defineCapability<string>('bind', 'block');
+
+/**
+ * Provided by core: the directives of the server block that added a handler, in chain order
+ * (CoreDNS's `coredns_plugin_enabled` rows). Complete from `onStartup` on.
+ */
+export const HandlerNames: Capability<string> = defineCapability<string>('handlers', 'block');
+
+/**
+ * Provided by core: the listeners serving the server block, as CoreDNS's metrics `server` label
+ * (`dns://:53`, `tls://127.0.0.1:853`). Known once the listeners are planned: from `onStartup` on.
+ */
+export const Servers: Capability<string> = defineCapability<string>('servers', 'block');
+
+/** The tokens only core provides: a plugin offering one would corrupt what core reports. */
+export const coreProvided: ReadonlySet<Capability<unknown>> = new Set<Capability<unknown>>([HandlerNames, Servers]);
