@@ -80,3 +80,37 @@ test('-query reports a startup failure as start-up does, and refuses an unknown 
   assert.equal(badType.code, 2);
   assert.equal(badType.stderr, "-query: unknown type 'NOPE'\n");
 });
+
+test('-query takes the listeners path: class CH is REFUSED unless a plugin answers it, and an unknown EDNS version gets BADVERS', async (t) => {
+  const path = corefile(t, 'example.org:0 {\n    bind 127.0.0.1\n    whoami\n}\n');
+  const chaos = await runCli(['-conf', path, '-query', 'example.org', 'TXT', 'CH']);
+  assert.equal(chaos.code, 0, chaos.stderr);
+  assert.match(chaos.stdout, /^;; ->>HEADER<<- opcode: QUERY, status: REFUSED, id: \d+\n/);
+  assert.ok(chaos.stdout.includes(';example.org.\t\tCH\tTXT\n'), chaos.stdout);
+  assert.ok(chaos.stdout.endsWith(';; WRITTEN BY: the server (REFUSED: class CH, and no plugin here answers classes other than IN)\n'), chaos.stdout);
+
+  const badvers = await runCli(['-conf', path, '-query', 'example.org', '+edns=1']);
+  assert.equal(badvers.code, 0, badvers.stderr);
+  // BADVERS is 16: its low four bits in the header are 0, the rest in the OPT record.
+  assert.match(badvers.stdout, /^;; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: \d+\n;; flags: qr rd; QUERY: 1, ANSWER: 0, AUTHORITY: 0, ADDITIONAL: 1\n/);
+  assert.ok(badvers.stdout.includes('\n; EDNS: version: 0, flags:; udp: 1232\n'), badvers.stdout);
+  assert.ok(badvers.stdout.endsWith(';; WRITTEN BY: the server (BADVERS: EDNS version 1, only 0 is known)\n'), badvers.stdout);
+  assert.doesNotMatch(badvers.stdout, /PATH:/, 'no plugin runs');
+
+  const plain = await runCli(['-conf', path, '-query', 'example.org', 'A', 'IN', '+noedns']);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(plain.stdout, /ADDITIONAL: 2\n/, 'whoami adds its A and SRV records');
+  assert.doesNotMatch(plain.stdout, /OPT PSEUDOSECTION/, 'no OPT in the query, none in the reply');
+  assert.ok(plain.stdout.endsWith(';; PATH: whoami\n;; WRITTEN BY: whoami\n'), plain.stdout);
+});
+
+test('-query of class CH reaches chaos, a plugin that answers every class', async (t) => {
+  const path = corefile(t, '.:0 {\n    bind 127.0.0.1\n    chaos Foghorn-test\n}\n');
+  const result = await runCli(['-conf', path, '-query', 'version.bind', 'TXT', 'CHAOS']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(result.stdout.includes('\n;; ANSWER SECTION:\nversion.bind.\t0\tCH\tTXT\t"Foghorn-test"\n'), result.stdout);
+  assert.ok(result.stdout.endsWith(';; PATH: chaos\n;; WRITTEN BY: chaos\n'), result.stdout);
+  const bad = await runCli(['-conf', path, '-query', 'version.bind', 'TXT', 'CH', 'extra']);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, "-query: unexpected 'extra' after the type and class\n");
+});
