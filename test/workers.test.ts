@@ -33,10 +33,10 @@ async function whoAnswered(port: number, transport: 'udp' | 'tcp'): Promise<stri
  * Starts `foghorn -workers 2` on `corefile`, its `:0` server keys on one port free for UDP and TCP
  * (see testkit's freeDnsPort for why not port 0).
  */
-async function startWorkers(t: { after(fn: () => void): void }, corefile: string, args: string[] = []): Promise<{ cli: RunningCli; port: number }> {
+async function startWorkers(t: { after(fn: () => void): void }, corefile: string, args: string[] = [], env?: NodeJS.ProcessEnv): Promise<{ cli: RunningCli; port: number }> {
   const fixed = await freeDnsPort();
   const conf = tempFile(t, corefile.replace(/:0 \{/g, `:${fixed} {`), 'Corefile');
-  const cli = new RunningCli(['-conf', conf, '-workers', '2', ...args]);
+  const cli = new RunningCli(['-conf', conf, '-workers', '2', ...args], env ? { env } : {});
   t.after(() => {
     if (cli.child.exitCode === null) cli.kill('SIGKILL');
   });
@@ -68,6 +68,18 @@ test("workers get the V8 flags unless the operator's node command line sets them
   // Either semi-space flag sizes the young generation: an operator's one stands alone.
   assert.deepEqual(withV8Flags(['--max-semi-space-size=32', '--import', 'x.js']), [inlining, '--max-semi-space-size=32', '--import', 'x.js']);
   assert.deepEqual(withV8Flags(['--max_inlined_bytecode_size_cumulative=920']), ['--min-semi-space-size=4', '--max-semi-space-size=4', '--max_inlined_bytecode_size_cumulative=920']);
+});
+
+test('FOGHORN_DISABLE=v8-flags: workers run with V8 defaults, and answer over UDP and TCP', async (t) => {
+  const env = { ...process.env, FOGHORN_DISABLE: 'v8-flags' };
+  const { cli, port } = await startWorkers(t, `.:0 {\n    bind 127.0.0.1\n    chaos worker-{$FOGHORN_WORKER}\n}\n`, [], env);
+  const pids = workerPids(cli.child.pid!);
+  assert.equal(pids.length, 2);
+  for (const pid of pids) {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of v8Flags) assert.ok(!argv.includes(flag), `worker ${pid} runs without ${flag}: ${argv.join(' ')}`);
+  }
+  for (const transport of ['udp', 'tcp'] as const) assert.match(await whoAnswered(port, transport), /^worker-[12]$/);
 });
 
 test('two workers answer over UDP and TCP on one port, both of them, and /metrics sums them', async (t) => {

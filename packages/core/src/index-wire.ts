@@ -49,5 +49,5 @@ export type { ServerBlock } from '@foghorn/corefile';
 export { APP_NAME, appVersion } from './app.js';
 
 // FOGHORN_DISABLE: the hot-path switches.
-export { FOGHORN_DISABLE, isDisabled, unknownSwitches } from './switches.js';
+export { FOGHORN_DISABLE, isDisabled } from './switches.js';
 export type { HotPathSwitch } from './switches.js';

@@ -17,6 +17,7 @@ import type { ListenerEvents } from './listener.js';
 import type { CorefileSource, KeyTransport, ServerSettings } from './plugin.js';
 import { TlsListener } from './tls-listener.js';
 import { RouteTable } from './routes.js';
+import { unknownSwitchesWarning } from './switches.js';
 import { defaultTcpLimits } from './tcp-limits.js';
 import type { TcpLimits } from './tcp-limits.js';
 import type { WorkerGroup } from './workers.js';
@@ -120,6 +121,8 @@ export class Server {
   /** Loads the Corefile, runs the startup hooks and opens the listeners. */
   async start(): Promise<void> {
     this.reportDescriptorLimit();
+    const switches = unknownSwitchesWarning();
+    if (switches !== undefined) this.logger.warning(switches);
     const source = await this.options.loadCorefile();
     const instance = await buildInstance(source, this.context(false));
     const hookErrors = await instance.runHooks('startup');

@@ -29,7 +29,14 @@ export function isDisabled(name: HotPathSwitch): boolean {
   return disabled.has(name);
 }
 
-/** Names in `FOGHORN_DISABLE` that are no switch (a typo), which the server warns about once. */
+/** Names in `FOGHORN_DISABLE` that are no switch (a typo), which the server warns about when it starts. */
 export function unknownSwitches(): readonly string[] {
   return named.filter((name) => !(switches as readonly string[]).includes(name));
+}
+
+/** The warning for {@link unknownSwitches}, or undefined when there are none. */
+export function unknownSwitchesWarning(): string | undefined {
+  const unknown = unknownSwitches();
+  if (unknown.length === 0) return undefined;
+  return `${FOGHORN_DISABLE}: ignoring ${unknown.map((name) => `'${name}'`).join(', ')}: the switches are ${switches.join(', ')}`;
 }

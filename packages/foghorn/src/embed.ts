@@ -23,7 +23,7 @@ export interface EmbeddedServerOptions {
   readonly logger?: Logger;
   readonly registry?: Registry;
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** TCP connection and buffer caps per listener (defaults in the README). */
+  /** TCP connection and buffer caps per listener; unset fields keep core's `defaultTcpLimits()`. */
   readonly tcpLimits?: Partial<TcpLimits>;
 }
 

@@ -11,7 +11,7 @@
  * queries, and a scavenge pauses for a time that hardly depends on the garbage: a median 0.42 ms
  * for whoami, 0.63 for lighthouse with 10,000 services, which at 10,000 QPS made 110 pauses
  * every 10 s, 0.7 % of the time. With 4 MB it made a quarter as many, of about the same length,
- * and under full load answered 5 % more queries (README, "dnsperf").
+ * and under full load answered 5 % more queries (`npm run bench:dnsperf`, whoami and lighthouse).
  *
  * `--max-semi-space-size=4` (MB) holds it there. Building a large index at start-up (lighthouse's
  * 10,000 services) outlives collections, so V8 grew the young generation to 16 MB, and after the
@@ -27,7 +27,12 @@
  * Neither flag stops what V8 does after an idle spell: while the last 5 s allocated under 1 KB a
  * millisecond, every scavenge uncommits the young generation's spare half and the next faults it
  * in again, so the first 3–4 s of traffic after a lull scavenge in 3.4–3.9 ms instead of 0.5–1.0
- * (README, "dnsperf"). No Node 20 flag turns that off on its own.
+ * (the GC pauses of `npm run bench:dnsperf`'s tail runs). No Node 20 flag turns that off on its own.
+ *
+ * `FOGHORN_DISABLE=v8-flags` (docs/architecture.md, "Switches") leaves them out: {@link v8Flags}
+ * is then empty and {@link withV8Flags} adds nothing, so workers and the benchmarks' servers run
+ * with V8's defaults and the next machine can measure the flags again. The container image's
+ * ENTRYPOINT names them itself; override the entrypoint to run it without them.
  *
  * `--max-inlined-bytecode-size-cumulative=4000` (bytes of bytecode, V8's default 920): how much
  * TurboFan inlines into one optimized function. A query crosses the listener, a link and a
@@ -37,7 +42,10 @@
  * query, the same chain without log and prometheus 1.4 % and 1.3 %, lighthouse with 10,000
  * services 1.1 % and 1.1 %.
  */
-const flagGroups: readonly (readonly string[])[] = [['--min-semi-space-size=4', '--max-semi-space-size=4'], ['--max-inlined-bytecode-size-cumulative=4000']];
+import { isDisabled } from '@foghorn/core/wire';
+
+const flagGroups: readonly (readonly string[])[] = isDisabled('v8-flags') ? [] : [['--min-semi-space-size=4', '--max-semi-space-size=4'], ['--max-inlined-bytecode-size-cumulative=4000']];
+/** The flags, in the order node's command line gives them; empty under `FOGHORN_DISABLE=v8-flags`. */
 export const v8Flags: readonly string[] = flagGroups.flat();
 
 /**

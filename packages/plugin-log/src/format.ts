@@ -10,7 +10,7 @@
  */
 import { Flags } from '@foghorn/core';
 import type { Request } from '@foghorn/core';
-import { isIpv6Text } from '@foghorn/core/wire';
+import { isDisabled, isIpv6Text } from '@foghorn/core/wire';
 
 /** What the formatter needs to know about the reply, or null when there was none. */
 export interface ReplySummary {
@@ -345,9 +345,11 @@ const INLINE_LITERAL_BYTES = 32;
  *
  * The source holds only these statements and numbers: a literal's bytes are written as numbers,
  * or copied from an array passed in, so no text of a format becomes code. Where code generation
- * is turned off (`node --disallow-code-generation-from-strings`), the part writers run in a loop.
+ * is turned off (`node --disallow-code-generation-from-strings`, or `FOGHORN_DISABLE=codegen` to
+ * measure what it is worth), the part writers run in a loop ({@link loopWriter}).
  */
 function compileWriter(parts: readonly FormatPart[]): LineWriter {
+  if (isDisabled('codegen')) return loopWriter(parts);
   const statements = parts.map((part, i) => {
     if (part.kind !== Part.Literal) return partWriters[part.kind].code;
     const bytes = part.bytes;
@@ -360,16 +362,21 @@ function compileWriter(parts: readonly FormatPart[]): LineWriter {
     const source = `const { ${Object.keys(helpers).join(', ')} } = h;\nreturn function writeLine(req, reply, durationNs, buf, pos) {\n${statements.join('\n')}\nreturn pos;\n};`;
     return new Function('h', source)(helpers) as LineWriter;
   } catch {
-    const writers: PartWriter[] = parts.map((part) => {
-      if (part.kind !== Part.Literal) return partWriters[part.kind].write;
-      const bytes = part.bytes;
-      return (buf, pos) => putBytes(buf, pos, bytes);
-    });
-    return (req, reply, durationNs, buf, pos) => {
-      for (const write of writers) pos = write(buf, pos, req, reply, durationNs);
-      return pos;
-    };
+    return loopWriter(parts);
   }
+}
+
+/** {@link compileWriter}'s fallback in shared code: the part writers in a loop. */
+function loopWriter(parts: readonly FormatPart[]): LineWriter {
+  const writers: PartWriter[] = parts.map((part) => {
+    if (part.kind !== Part.Literal) return partWriters[part.kind].write;
+    const bytes = part.bytes;
+    return (buf, pos) => putBytes(buf, pos, bytes);
+  });
+  return (req, reply, durationNs, buf, pos) => {
+    for (const write of writers) pos = write(buf, pos, req, reply, durationNs);
+    return pos;
+  };
 }
 
 /** Writes a string at `pos`; returns the end. ASCII byte by byte (short strings: cheaper than a native call), anything else as UTF-8. */

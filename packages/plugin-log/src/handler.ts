@@ -2,7 +2,7 @@
  * The log handler: finds the first rule whose name covers the query, records the reply on its
  * way out, and writes one `[INFO] ` line when the reply's class is selected. Per query it costs a
  * rule scan, one small recorder object and one pass writing the line's bytes into the output
- * buffer (see README figures).
+ * buffer (format.ts says what that pass costs).
  */
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
