@@ -3,6 +3,7 @@
  * *health*, *ready* and *prometheus* with it and operators search for its exact messages
  * (`address foo: missing port in address`, `listen tcp :8080: bind: address already in use`).
  */
+import { errorMessage } from './errors.js';
 
 /** A `host:port` split the Go way; `host` is '' for "every address", `port` may be ''. */
 export interface HostPort {
@@ -61,6 +62,6 @@ export function listenError(address: string, error: unknown, network: 'tcp' | 'u
     EADDRNOTAVAIL: 'bind: cannot assign requested address',
     ENOTFOUND: 'no such host',
   };
-  const reason = (code !== undefined ? reasons[code] : undefined) ?? (error instanceof Error ? error.message : String(error));
+  const reason = (code !== undefined ? reasons[code] : undefined) ?? (errorMessage(error));
   return new Error(`listen ${network} ${address}: ${reason}`, { cause: error });
 }

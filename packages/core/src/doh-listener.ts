@@ -14,7 +14,7 @@ import type { Http2ServerRequest, Http2ServerResponse, Http2Session } from 'node
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type net from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { TYPE_OPT } from './constants.js';
+import { TYPE_NS, TYPE_OPT, TYPE_SOA } from './constants.js';
 import { listenError } from './address.js';
 import { dispatch, rejectReply, ReplyWriter } from './dispatch.js';
 import { errorMessage } from './errors.js';
@@ -22,7 +22,7 @@ import { bindStream, clientAddress, defaultStreamTimeouts, GRACEFUL_STOP_MS, Lis
 import type { ServerSettings } from './plugin.js';
 import { Request } from './request.js';
 import { clientAllowed, renewSecureContext, secureServerOptions } from './tls-listener.js';
-import { emptyHeader, readQuery, Verdict } from './wire.js';
+import { emptyHeader, readQuery, skipName, Verdict } from './wire.js';
 import type { QueryHeader } from './wire.js';
 
 /** RFC 8484 §4.1's path, the only one CoreDNS serves. */
@@ -39,8 +39,6 @@ export const defaultHttp2MaxStreams = 250;
 /** dnsutil's bounds of the max-age: 5 s for errors and empty replies, at most one hour. */
 const MIN_MAX_AGE = 5;
 const MAX_MAX_AGE = 3_600;
-const TYPE_NS = 2;
-const TYPE_SOA = 6;
 
 type HttpRequest = Http2ServerRequest | IncomingMessage;
 type HttpResponse = Http2ServerResponse | ServerResponse;
@@ -83,14 +81,18 @@ export function cacheMaxAge(wire: Buffer): number {
   const authority = wire.readUInt16BE(8);
   const total = answers + authority + wire.readUInt16BE(10);
   let offset = 12;
-  for (let i = wire.readUInt16BE(4); i > 0; i--) offset = skipName(wire, offset) + 4;
+  for (let i = wire.readUInt16BE(4); i > 0; i--) {
+    const end = skipName(wire, offset);
+    if (end < 0) return MIN_MAX_AGE;
+    offset = end + 4;
+  }
   let min = MAX_MAX_AGE;
   let records = 0;
   let soa = false;
   let ns = false;
   for (let i = 0; i < total; i++) {
     offset = skipName(wire, offset);
-    if (offset + 10 > wire.length) return MIN_MAX_AGE;
+    if (offset < 0 || offset + 10 > wire.length) return MIN_MAX_AGE;
     const type = wire.readUInt16BE(offset);
     const ttl = wire.readUInt32BE(offset + 4);
     offset += 10 + wire.readUInt16BE(offset + 8);
@@ -106,18 +108,6 @@ export function cacheMaxAge(wire: Buffer): number {
   // response.Typify's Delegation: no answer, NS and no SOA in authority.
   if (answers === 0 && rcode === 0 && ns && !soa) return MIN_MAX_AGE;
   return min;
-}
-
-/** The offset after a (possibly compressed) name; past the end on a broken message. */
-function skipName(wire: Buffer, offset: number): number {
-  let at = offset;
-  while (at < wire.length) {
-    const length = wire[at]!;
-    if (length === 0) return at + 1;
-    if ((length & 0xc0) === 0xc0) return at + 2;
-    at += length + 1;
-  }
-  return wire.length + 1;
 }
 
 /** The one `dns` parameter of a GET, decoded as RFC 4648 base64url without padding; undefined if invalid. */

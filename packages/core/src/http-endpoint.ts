@@ -7,6 +7,7 @@
  * per address is shared by *owners* (a block's claim while its configuration runs): the first
  * {@link HttpEndpoint.acquire} opens it, the last {@link HttpEndpoint.release} closes it.
  */
+import { errorMessage } from './errors.js';
 import http from 'node:http';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -238,7 +239,7 @@ export function parseHttpAddress(c: Dispenser, fallback: string): string {
   try {
     splitHostPort(address);
   } catch (error) {
-    throw c.error((error as Error).message);
+    throw c.error(errorMessage(error));
   }
   return address;
 }

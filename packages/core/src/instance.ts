@@ -6,7 +6,7 @@
 import { Dispenser, parseCorefile } from '@foghorn/corefile';
 import type { ServerBlock, Token } from '@foghorn/corefile';
 import type { Registry } from 'prom-client';
-import { ConfigError, StartupError } from './errors.js';
+import { ConfigError, errorMessage, StartupError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
 import { CapabilityStore, coreProvided, HandlerNames, ListenAddresses, Servers } from './capability.js';
@@ -138,7 +138,7 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
     } catch (error) {
       // Name the first place the Corefile uses the directive: that is what the operator edits.
       const first = using[0]!.block.directives.find((d) => d.name === entry.name)!.tokens[0]!;
-      throw positioned(first, `plugin/${entry.name}: ${error instanceof Error ? error.message : String(error)}`);
+      throw positioned(first, `plugin/${entry.name}: ${errorMessage(error)}`);
     }
     for (const state of using) {
       if (plugin.anyClass === true) state.anyClass = true;
@@ -147,7 +147,7 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
       try {
         await plugin.setup(controller);
       } catch (error) {
-        throw new ConfigError(`plugin/${entry.name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new ConfigError(`plugin/${entry.name}: ${errorMessage(error)}`, { cause: error });
       }
     }
   }

@@ -3,6 +3,7 @@
  * reverse zones from CIDRs, normalisation.
  */
 import { isIP } from 'node:net';
+import { parseIp } from './ip.js';
 import type { KeyTransport, ServerKey } from './plugin.js';
 
 const unsupportedSchemes = ['grpc://', 'quic://', 'https3://'];
@@ -77,7 +78,7 @@ export function reverseZones(text: string): string[] | undefined {
   const width = family === 4 ? 32 : 128;
   if (bits > width) throw new KeyError(`invalid CIDR ${text}`);
   const step = family === 4 ? 8 : 4;
-  const value = family === 4 ? ipv4ToBigInt(address) : ipv6ToBigInt(address);
+  const value = ipToBigInt(address);
   const boundary = Math.ceil(bits / step) * step;
   const hostBits = BigInt(width - bits);
   const network = (value >> hostBits) << hostBits;
@@ -90,24 +91,13 @@ export function reverseZones(text: string): string[] | undefined {
   return zones;
 }
 
-function ipv4ToBigInt(address: string): bigint {
-  return address.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
-}
-
-function ipv6ToBigInt(address: string): bigint {
-  const [head = '', tail = ''] = address.split('::');
-  const headParts = head === '' ? [] : head.split(':');
-  const tailParts = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
-  const expand = (parts: string[]): string[] =>
-    parts.flatMap((part) => {
-      if (!part.includes('.')) return [part];
-      const v4 = ipv4ToBigInt(part);
-      return [(v4 >> 16n).toString(16), (v4 & 0xffffn).toString(16)];
-    });
-  const h = expand(headParts);
-  const t = expand(tailParts);
-  const groups = [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
-  return groups.reduce((acc, group) => (acc << 16n) | BigInt(parseInt(group, 16)), 0n);
+/** An address (as `isIP` accepted it; an IPv6 zone is ignored) as one number. */
+function ipToBigInt(address: string): bigint {
+  const percent = address.indexOf('%');
+  const bytes = parseIp(percent >= 0 ? address.slice(0, percent) : address) ?? new Uint8Array(0);
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  return value;
 }
 
 function ipv4Reverse(network: bigint, bits: number): string {

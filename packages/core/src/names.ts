@@ -19,16 +19,30 @@ export const QUESTION_POINTER = 0xc000 | HEADER_LENGTH;
 const MAX_LABEL_LENGTH = 63;
 
 /**
- * Bytes `name` takes on the wire uncompressed, root label included, or -1 when it is no domain
- * name: an empty label inside it, a label over 63 octets, or more than 255 octets in all
- * (miekg/dns's `IsDomainName`). `.` (or '') is the root, one byte.
+ * Bytes `name` takes on the wire uncompressed, root label included, or -1 when it is empty or
+ * has an empty label or one over 63 octets. `.` is the root, one byte. A name over 255 octets
+ * is measured as it is: {@link writeName} writes it, {@link encodeName} refuses it.
  */
 export function nameLength(name: string): number {
-  const labels = nameLabels(name);
-  if (labels === undefined) return -1;
-  let length = 1;
-  for (const label of labels) length += label.length + 1;
-  return length > MAX_NAME_LENGTH ? -1 : length;
+  if (name === '.') return 1;
+  if (name === '' || name.includes('\\')) {
+    const labels = nameLabels(name);
+    if (labels === undefined) return -1;
+    let length = 1;
+    for (const label of labels) length += label.length + 1;
+    return length;
+  }
+  const end = name.charCodeAt(name.length - 1) === 0x2e ? name.length - 1 : name.length;
+  let total = 1;
+  for (let start = 0; start <= end; ) {
+    let dot = name.indexOf('.', start);
+    if (dot < 0 || dot > end) dot = end;
+    const length = isAscii(name, start, dot) ? dot - start : Buffer.byteLength(name.slice(start, dot));
+    if (length === 0 || length > MAX_LABEL_LENGTH) return -1;
+    total += length + 1;
+    start = dot + 1;
+  }
+  return total;
 }
 
 /**
@@ -41,7 +55,7 @@ export function nameLength(name: string): number {
  * const at = writeName(reply, offset, 'web.shop.svc.cluster.local.');
  */
 export function writeName(out: Buffer, offset: number, name: string): number {
-  if (name === '.' || name === '') {
+  if (name === '.') {
     out[offset] = 0;
     return offset + 1;
   }
@@ -78,12 +92,12 @@ export function writeName(out: Buffer, offset: number, name: string): number {
 }
 
 /**
- * `name` as wire bytes, or undefined when it is no domain name ({@link nameLength}'s rules,
- * including the 255-octet limit).
+ * `name` as wire bytes, or undefined when it is no domain name: {@link nameLength}'s rules and at
+ * most 255 octets in all (miekg/dns's `IsDomainName`, which CoreDNS checks after a rewrite).
  */
 export function encodeName(name: string): Buffer | undefined {
   const length = nameLength(name);
-  if (length < 0) return undefined;
+  if (length < 0 || length > MAX_NAME_LENGTH) return undefined;
   const out = Buffer.allocUnsafe(length);
   writeName(out, 0, name);
   return out;
@@ -124,7 +138,8 @@ function isAscii(text: string, from: number, to: number): boolean {
 
 /** The labels of a presentation name as octets, escapes resolved; undefined when one is empty or too long. */
 function nameLabels(name: string): Uint8Array[] | undefined {
-  if (name === '.' || name === '') return [];
+  if (name === '.') return [];
+  if (name === '') return undefined;
   const labels: Uint8Array[] = [];
   let label: number[] = [];
   const text = Buffer.from(name, 'utf8');

@@ -3,6 +3,7 @@
  * (`ErrOnce`) and Go's `strconv`/`time` parsers: each reads one argument and throws the error
  * CoreDNS gives, positioned at the dispenser's current token (`file:line:column`).
  */
+import { errorMessage } from './errors.js';
 import { accessSync, constants, statSync } from 'node:fs';
 import { errorAt, parseDuration } from '@foghorn/corefile';
 import type { CorefileError, Dispenser, Token } from '@foghorn/corefile';
@@ -38,7 +39,7 @@ export function zonesFromArgs(c: Dispenser & { readonly zones: readonly string[]
     try {
       for (const key of parseServerKey(arg, 53)) zones.push(key.zone);
     } catch (error) {
-      if (!options.ignoreInvalid) throw c.error((error as Error).message);
+      if (!options.ignoreInvalid) throw c.error(errorMessage(error));
     }
   }
   return zones;
@@ -57,7 +58,7 @@ export function durationArg(c: Dispenser, text: string): number {
   try {
     return parseDuration(text);
   } catch (error) {
-    throw c.error((error as Error).message);
+    throw c.error(errorMessage(error));
   }
 }
 
@@ -84,7 +85,7 @@ export function integerInRange(c: Dispenser, text: string, min: number, max: num
  * which Node puts between its code and the call: `ENOENT: no such file or directory, stat 'x'`.
  */
 function errnoText(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return /^[A-Z0-9_]+: ([^,]+)/.exec(message)?.[1] ?? message;
 }
 

@@ -3,6 +3,7 @@
  * handles reloads and shutdown with CoreDNS's hook order (docs/compatibility.md, "Lifecycle"). Listeners outlive reloads:
  * a reload swaps each listener's route table in one assignment, so no query is dropped.
  */
+import { errorMessage } from './errors.js';
 import { Registry } from 'prom-client';
 import type { SharedKey } from './capability.js';
 import { buildInstance } from './instance.js';
@@ -168,7 +169,7 @@ export class Server {
       // Parse and set up first: a broken Corefile never touches the running configuration.
       next = await buildInstance(await this.options.loadCorefile(), this.context(false));
     } catch (error) {
-      this.logger.error(`Restart failed: ${describe(error)}`);
+      this.logger.error(`Restart failed: ${errorMessage(error)}`);
       this.lastReloadError = asError(error);
       return false;
     }
@@ -180,7 +181,7 @@ export class Server {
     } catch (error) {
       await next.runHooks('shutdown');
       await old.runHooks('restartFailed');
-      this.logger.error(`Restart failed: ${describe(error)}`);
+      this.logger.error(`Restart failed: ${errorMessage(error)}`);
       this.lastReloadError = asError(error);
       return false;
     }
@@ -248,7 +249,7 @@ export class Server {
             again.routing.acceptAnyClass = old.routing.acceptAnyClass;
             this.listeners.set(key, again);
           },
-          (reopenError: unknown) => this.logger.error(`reopening ${old.server}: ${describe(reopenError)}`),
+          (reopenError: unknown) => this.logger.error(`reopening ${old.server}: ${errorMessage(reopenError)}`),
         );
       }
       throw error;
@@ -339,6 +340,3 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

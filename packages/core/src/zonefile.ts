@@ -15,7 +15,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Answer } from 'dns-packet';
 import * as types from 'dns-packet/types.js';
-import { ZoneFileError } from './errors.js';
+import { errorMessage, ZoneFileError } from './errors.js';
 
 export { ZoneFileError };
 
@@ -299,7 +299,7 @@ function readInto(records: Answer[], text: string, file: string, startOrigin: st
           try {
             included = readFile(path);
           } catch (error) {
-            return fail(`failed to open \`${target}': ${(error as Error).message}`, args[0]);
+            return fail(`failed to open \`${target}': ${errorMessage(error)}`, args[0]);
           }
           const owner = state.owner;
           readInto(records, included, path, includeOrigin, state, readFile, depth + 1);

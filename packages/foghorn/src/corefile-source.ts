@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { CorefileSource } from '@foghorn/core';
+import { errorMessage } from '@foghorn/core';
 
 export class CorefileNotFound extends Error {}
 
@@ -14,7 +15,7 @@ export function readCorefile(conf: string, stdin: () => string): CorefileSource 
     try {
       return { path: conf, contents: readFileSync(conf, 'utf8') };
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (error as Error).message;
+      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : errorMessage(error);
       throw new CorefileNotFound(`loading Corefile via flag: open ${conf}: ${reason}`);
     }
   }

@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
-import { API_VERSION, PluginLoadError } from '@foghorn/core';
+import { API_VERSION, errorMessage, PluginLoadError } from '@foghorn/core';
 import type { PluginDefinition } from '@foghorn/core';
 import type { DirectiveEntry } from '@foghorn/core/server';
 import { useHostPackages } from './host-packages.js';
@@ -105,7 +105,7 @@ export async function loadExternalPlugin(plugin: ExternalPackage): Promise<Plugi
   try {
     module = (await import(pathToFileURL(entryPoint(plugin.dir, pkg)).href)) as { default?: unknown };
   } catch (error) {
-    throw new PluginLoadError(`${where} failed to load: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new PluginLoadError(`${where} failed to load: ${errorMessage(error)}`, { cause: error });
   }
   const definition = module.default as Partial<PluginDefinition> | undefined;
   if (!definition || typeof definition !== 'object' || typeof definition.setup !== 'function' || typeof definition.name !== 'string') {

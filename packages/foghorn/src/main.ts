@@ -6,7 +6,7 @@ import cluster from 'node:cluster';
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { arch, platform } from 'node:os';
-import { createLogger } from '@foghorn/core';
+import { createLogger, errorMessage } from '@foghorn/core';
 import type { CorefileSource } from '@foghorn/core';
 import { Server, validateCorefile } from '@foghorn/core/server';
 import type { DirectiveEntry, ListenerInfo } from '@foghorn/core/server';
@@ -27,9 +27,6 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * The directive list: `-plugins-cfg` if given, else the standard list with the third-party
@@ -60,7 +57,7 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
     try {
       directives = await distribution(flags);
     } catch (error) {
-      fail(describe(error));
+      fail(errorMessage(error));
     }
   }
   if (flags.version) {
@@ -87,7 +84,7 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
     try {
       await validateCorefile(load(), { directives: list, dnsPort, logger, defaultCorefile: fallback });
     } catch (error) {
-      fail(describe(error));
+      fail(errorMessage(error));
     }
     process.stdout.write('OK\n');
     return;
@@ -102,7 +99,7 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
     try {
       source = load();
     } catch (error) {
-      fail(describe(error));
+      fail(errorMessage(error));
     }
     const outcome = await runQuery(source, {
       context: { directives: list, dnsPort, logger, defaultCorefile: fallback },
@@ -131,7 +128,7 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
       source = load();
       await validateCorefile(source, { directives: list, dnsPort, logger: createLogger(() => undefined), defaultCorefile: fallback });
     } catch (error) {
-      fail(describe(error));
+      fail(errorMessage(error));
     }
     const primary = new Primary(
       {
@@ -155,7 +152,7 @@ export async function main(argv: readonly string[], directives?: DirectiveEntry[
     server = new Server({ directives: list, dnsPort, logger, loadCorefile: load, defaultCorefile: fallback });
     await server.start();
   } catch (error) {
-    fail(describe(error));
+    fail(errorMessage(error));
   }
   // Before the pidfile and banner: whoever waits for them may signal at once.
   installSignals(server, flags.pidfile);
@@ -176,7 +173,7 @@ async function listPlugins(directives: readonly DirectiveEntry[]): Promise<strin
       try {
         await entry.load();
       } catch (error) {
-        status = `\tfailed to load: ${describe(error)}`;
+        status = `\tfailed to load: ${errorMessage(error)}`;
       }
     }
     out += `${entry.name}\t${entry.packageName ?? ''}\t${entry.version ?? ''}${status}\n`;

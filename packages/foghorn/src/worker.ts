@@ -9,6 +9,7 @@ import { Server } from '@foghorn/core/server';
 import type { DirectiveEntry } from '@foghorn/core/server';
 import { isOurs } from './worker-protocol.js';
 import type { ToPrimary, ToWorker } from './worker-protocol.js';
+import { errorMessage } from '@foghorn/core';
 
 /** Replies awaited from the primary, by request id. */
 type Waiter = (message: ToWorker) => void;
@@ -118,7 +119,7 @@ export class WorkerLink implements WorkerGroup {
     try {
       this.send({ foghorn: 'reply', id, value: await respond() });
     } catch (error) {
-      this.send({ foghorn: 'reply', id, error: error instanceof Error ? error.message : String(error) });
+      this.send({ foghorn: 'reply', id, error: errorMessage(error) });
     }
   }
 }
@@ -169,7 +170,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   try {
     await server.start();
   } catch (error) {
-    link.send({ foghorn: 'failed', message: error instanceof Error ? error.message : String(error) }, () => process.exit(1));
+    link.send({ foghorn: 'failed', message: errorMessage(error) }, () => process.exit(1));
     return;
   }
   const running = server;

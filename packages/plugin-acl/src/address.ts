@@ -5,6 +5,7 @@
  * one `::` (standing for at least one zero group) and an optional dotted IPv4 tail, no zone
  * (`%eth0`) in a network.
  */
+import { parseIp } from '@foghorn/core/wire';
 
 /** An address: one 32-bit word for IPv4, four for IPv6 (most significant first). */
 export type AddressWords = Uint32Array;
@@ -23,71 +24,16 @@ export interface Network {
   readonly masks: AddressWords;
 }
 
-const ipv4Octet = /^(?:0|[1-9]\d{0,2})$/;
-const hexGroup = /^[0-9a-fA-F]{1,4}$/;
 /** Go's `dtoi` gives up at this many digits' worth of value; any longer prefix is invalid anyway. */
 const maxPrefixDigits = 3;
 
-/** Parses dotted IPv4 into a 32-bit number, or undefined. */
-function parseIpv4Number(text: string): number | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  let value = 0;
-  for (const part of parts) {
-    if (!ipv4Octet.test(part)) return undefined;
-    const octet = Number(part);
-    if (octet > 255) return undefined;
-    value = value * 256 + octet;
-  }
-  return value;
-}
-
-/** 16-bit groups of one side of `::`; a dotted IPv4 is allowed as the last group when `tailOk`. */
-function parseGroups(text: string, tailOk: boolean): number[] | undefined {
-  if (text === '') return [];
-  const parts = text.split(':');
-  const groups: number[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    if (tailOk && i === parts.length - 1 && part.includes('.')) {
-      const v4 = parseIpv4Number(part);
-      if (v4 === undefined) return undefined;
-      groups.push(Math.floor(v4 / 0x10000), v4 & 0xffff);
-    } else {
-      if (!hexGroup.test(part)) return undefined;
-      groups.push(parseInt(part, 16));
-    }
-  }
-  return groups;
-}
-
-function parseIpv6Words(text: string): AddressWords | undefined {
-  const ellipsis = text.indexOf('::');
-  let groups: number[];
-  if (ellipsis < 0) {
-    const all = parseGroups(text, true);
-    if (all === undefined || all.length !== 8) return undefined;
-    groups = all;
-  } else {
-    if (text.indexOf('::', ellipsis + 1) >= 0) return undefined;
-    const head = parseGroups(text.slice(0, ellipsis), false);
-    const tail = parseGroups(text.slice(ellipsis + 2), true);
-    if (head === undefined || tail === undefined) return undefined;
-    const zeros = 8 - head.length - tail.length;
-    // `::` must stand for at least one zero group (Go: "the :: must expand to at least one field of zeros").
-    if (zeros < 1) return undefined;
-    groups = [...head, ...new Array<number>(zeros).fill(0), ...tail];
-  }
-  const words = new Uint32Array(4);
-  for (let i = 0; i < 4; i++) words[i] = groups[2 * i]! * 0x10000 + groups[2 * i + 1]!;
-  return words;
-}
-
-/** Parses an IP address (no zone) into words, or undefined when it is not one. */
+/** Parses an IP address (no zone) into words, or undefined when it is not one (Go's rules: core's `parseIp`). */
 export function parseAddress(text: string): AddressWords | undefined {
-  if (text.includes(':')) return parseIpv6Words(text);
-  const v4 = parseIpv4Number(text);
-  return v4 === undefined ? undefined : Uint32Array.of(v4);
+  const ip = parseIp(text);
+  if (ip === null) return undefined;
+  const words = new Uint32Array(ip.length >> 2);
+  for (let i = 0; i < words.length; i++) words[i] = ((ip[4 * i]! << 24) | (ip[4 * i + 1]! << 16) | (ip[4 * i + 2]! << 8) | ip[4 * i + 3]!) >>> 0;
+  return words;
 }
 
 /** `::ffff:0:0/96` holds IPv4 addresses written as IPv6. */

@@ -1,4 +1,4 @@
-import { errorAt, parseDuration, ReadinessProbes } from '@foghorn/core';
+import { errorAt, errorMessage, parseDuration, ReadinessProbes } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { Erratic } from './handler.js';
 
@@ -65,7 +65,7 @@ export function parseErratic(c: Controller): ErraticOptions {
             try {
               delayMs = parseDuration(args[1].text);
             } catch (error) {
-              throw errorAt(args[1], (error as Error).message);
+              throw errorAt(args[1], errorMessage(error));
             }
           }
           break;

@@ -10,7 +10,7 @@
  * ~~~
  */
 import { Buffer } from 'node:buffer';
-import { durationArg, errOnce } from '@foghorn/core';
+import { durationArg, errOnce, errorMessage } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { Errors } from './handler.js';
 import type { Timers } from './handler.js';
@@ -101,7 +101,7 @@ function parseConsolidate(c: Controller): ConsolidateRule {
   try {
     regexp = compilePattern(pattern);
   } catch (error) {
-    throw c.error(`error parsing regexp: ${(error as Error).message}`);
+    throw c.error(`error parsing regexp: ${errorMessage(error)}`);
   }
   let level: ErrorLevel | undefined;
   let showFirst = false;

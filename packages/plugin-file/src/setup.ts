@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { durationArg, errorAt, fallthroughZones, Transferers, zonesFromArgs } from '@foghorn/core';
+import { durationArg, errorAt, errorMessage, fallthroughZones, Transferers, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { ZoneData } from './zone.js';
 import { File } from './handler.js';
@@ -61,7 +61,7 @@ export function parseFile(c: Controller): FileOptions {
       try {
         return { origin, data: ZoneData.parse(text, origin, name) };
       } catch (error) {
-        throw errorAt(fileToken, `failed to parse file "${name}" for origin ${origin} with error ${(error as Error).message}`);
+        throw errorAt(fileToken, `failed to parse file "${name}" for origin ${origin} with error ${errorMessage(error)}`);
       }
     });
     let reloadMs = defaultReloadMs;

@@ -3,7 +3,7 @@
  * reload timers (CoreDNS's `plugin/file/reload.go`) and the zone data offered to *transfer*.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { matchZone, pollEvery } from '@foghorn/core';
+import { errorMessage, matchZone, pollEvery } from '@foghorn/core';
 import type { Logger, Transferer } from '@foghorn/core';
 import type { Answer } from 'dns-packet';
 import type { ZoneConfig } from './setup.js';
@@ -73,7 +73,7 @@ export class FileZones implements Transferer {
       try {
         mtimeMs = (await stat(file)).mtimeMs;
       } catch (error) {
-        this.log.error(`Failed to stat zone "${origin}" in "${file}": ${(error as Error).message}`);
+        this.log.error(`Failed to stat zone "${origin}" in "${file}": ${errorMessage(error)}`);
         return false;
       }
       if (mtimeMs <= entry.mtimeMs) return false;
@@ -82,14 +82,14 @@ export class FileZones implements Transferer {
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      this.log.error(`Failed to open zone "${origin}" in "${file}": ${(error as Error).message}`);
+      this.log.error(`Failed to open zone "${origin}" in "${file}": ${errorMessage(error)}`);
       return false;
     }
     let data: ZoneData;
     try {
       data = ZoneData.parse(text, origin, file);
     } catch (error) {
-      this.log.error(`Parsing zone "${origin}": ${(error as Error).message}`);
+      this.log.error(`Parsing zone "${origin}": ${errorMessage(error)}`);
       return false;
     }
     if (!entry.config.reloadByMtime && entry.data !== null && data.serial === entry.data.serial) return false;

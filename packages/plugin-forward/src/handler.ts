@@ -5,7 +5,7 @@
  */
 // Bindings, not globals: per query (docs/architecture.md, "Per-query code").
 import { performance } from 'node:perf_hooks';
-import { isSubdomain, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
+import { errorMessage, isSubdomain, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { wireRcode } from '@foghorn/core/wire';
 import type { ForwardMetrics } from './metrics.js';
@@ -134,7 +134,7 @@ export class Forward implements Handler {
     }
     const error = a.lastError;
     if (error === undefined) return this.fail(a, new PluginError('no healthy proxies', { rcode: Rcode.SERVFAIL }));
-    this.fail(a, new PluginError(error instanceof Error ? error.message : String(error), { rcode: Rcode.SERVFAIL, cause: error }));
+    this.fail(a, new PluginError(errorMessage(error), { rcode: Rcode.SERVFAIL, cause: error }));
   }
 
   /**

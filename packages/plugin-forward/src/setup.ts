@@ -30,7 +30,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { atoi, defineShared, durationArg, errorAt, normalizeZone, Rcode, zonesFromArgs } from '@foghorn/core';
+import { atoi, defineShared, durationArg, errorAt, errorMessage, normalizeZone, Rcode, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { Forward, resolveRuntime } from './handler.js';
 import type { ForwardRuntime } from './handler.js';
@@ -160,7 +160,7 @@ function readTlsFile(c: Controller, path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw c.error(`could not load TLS ${what}: ${(error as Error).message}`);
+    throw c.error(`could not load TLS ${what}: ${errorMessage(error)}`);
   }
 }
 
@@ -175,7 +175,7 @@ function parseTls(c: Controller): TlsFiles {
   try {
     createSecureContext({ cert, key });
   } catch (error) {
-    throw c.error(`could not load TLS cert: ${(error as Error).message}`);
+    throw c.error(`could not load TLS cert: ${errorMessage(error)}`);
   }
   return args.length === 3 ? { cert, key, ca: readTlsFile(c, args[2] ?? '', 'CA') } : { cert, key };
 }

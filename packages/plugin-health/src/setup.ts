@@ -2,7 +2,7 @@
  * health: parsing `health [ADDRESS] [{ lameduck DURATION }]` and wiring the endpoint into the
  * lifecycle (docs/compatibility.md, "Lifecycle"; CoreDNS's plugin/health). It adds no handler: health is not on the query path.
  */
-import { defineShared, formatDuration, HttpEndpoints, parseDuration, parseHttpAddress } from '@foghorn/core';
+import { defineShared, errorMessage, formatDuration, HttpEndpoints, parseDuration, parseHttpAddress } from '@foghorn/core';
 import type { Controller, Logger, WorkerGroup } from '@foghorn/core';
 import { HEALTH_TOPIC, HealthEndpoint } from './endpoint.js';
 import { createHealthMetrics } from './metrics.js';
@@ -37,7 +37,7 @@ export function parseHealth(c: Controller): HealthOptions {
       try {
         lameduckMs = parseDuration(value);
       } catch (error) {
-        throw c.error(`unable to parse lameduck duration value: '${value}' : ${(error as Error).message}`);
+        throw c.error(`unable to parse lameduck duration value: '${value}' : ${errorMessage(error)}`);
       }
     }
   }

@@ -5,7 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { errOnce, fallthroughZones, parseDuration, pollEvery, zonesFromArgs } from '@foghorn/core';
+import { errOnce, errorMessage, fallthroughZones, parseDuration, pollEvery, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
 import { Hosts, HostsData } from './handler.js';
 import { parseHostsFile } from './hostsfile.js';
@@ -114,7 +114,7 @@ function checkFile(c: Controller, path: string): void {
       return;
     }
     const reasons: Record<string, string> = { EACCES: 'permission denied', ENOTDIR: 'not a directory', ELOOP: 'too many levels of symbolic links' };
-    const reason = (code !== undefined ? reasons[code] : undefined) ?? (error as Error).message;
+    const reason = (code !== undefined ? reasons[code] : undefined) ?? errorMessage(error);
     throw c.error(`unable to access hosts file '${path}': stat ${path}: ${reason}`);
   }
 }

@@ -3,7 +3,7 @@
  * and error texts (plugin/kubernetes/setup.go `ParseStanza`), plus Foghorn's `manifests DIR`
  * source. Pure: reads only the tokens.
  */
-import { checkDirectory, errOnce, fallthroughZones, parseDuration, readableFile, zonesFromArgs } from '@foghorn/core';
+import { checkDirectory, errOnce, errorMessage, fallthroughZones, parseDuration, readableFile, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { LabelSelector } from './selector.js';
 
@@ -148,7 +148,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
             normalised = LabelSelector.parse(text).toString();
           } catch (error) {
             const what = property === 'labels' ? 'label' : 'namespace_label';
-            throw c.error(`unable to parse ${what} selector value: '${text}': ${(error as Error).message}`);
+            throw c.error(`unable to parse ${what} selector value: '${text}': ${errorMessage(error)}`);
           }
           if (property === 'labels') labels = normalised;
           else namespaceLabels = normalised;
@@ -163,7 +163,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           try {
             value = atoi(args[0]!);
           } catch (error) {
-            throw c.error((error as Error).message);
+            throw c.error(errorMessage(error));
           }
           if (value < 0 || value > 3600) throw c.error(`ttl must be in range [0, 3600]: ${value}`);
           ttl = value;
@@ -204,7 +204,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           try {
             startupTimeoutMs = parseDuration(args[0]!);
           } catch (error) {
-            throw c.error(`failed to parse startup_timeout: ${args[0]}, ${(error as Error).message}`);
+            throw c.error(`failed to parse startup_timeout: ${args[0]}, ${errorMessage(error)}`);
           }
           break;
         case 'apiserver_qps': {
@@ -213,7 +213,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           try {
             value = parseFloat32(args[0]!);
           } catch (error) {
-            throw c.error(`invalid apiserver_qps ${JSON.stringify(args[0])}: ${(error as Error).message}`);
+            throw c.error(`invalid apiserver_qps ${JSON.stringify(args[0])}: ${errorMessage(error)}`);
           }
           if (value < 0) throw c.error('apiserver_qps must be >= 0');
           qps = value;
@@ -226,7 +226,7 @@ export function parseKubernetes(c: Controller): KubernetesOptions {
           try {
             value = atoi(args[0]!);
           } catch (error) {
-            throw c.error(`invalid ${property} ${JSON.stringify(args[0])}: ${(error as Error).message}`);
+            throw c.error(`invalid ${property} ${JSON.stringify(args[0])}: ${errorMessage(error)}`);
           }
           if (value < 0) throw c.error(`${property} must be >= 0`);
           if (property === 'apiserver_burst') burst = value;

@@ -5,9 +5,9 @@
  * Namespace cache. Every change bumps `generation` (answers built before are stale); changes
  * CoreDNS counts as DNS-visible also move the SOA serial clocks (controller.go `updateModified`).
  */
-import { isIP } from 'node:net';
 import { mcsServiceNameLabel, mcsSourceClusterLabel, serviceNameLabel } from '@foghorn/kube';
 import type { LabelSelector } from './selector.js';
+import { formatIp, parseIp } from '@foghorn/core/wire';
 
 /** Minimal shape of a Kubernetes object as the sources deliver it (parsed JSON/YAML). */
 export interface KubeObject {
@@ -445,12 +445,9 @@ export class ClusterStore {
   }
 }
 
-/** IPv6 text as Go's net.IP.String() would print it, so reverse lookups find slice addresses. */
+/** IPv6 text as Go's net.IP.String() prints it (core's `formatIp`), so reverse lookups find slice addresses. */
 export function canonicalIp(ip: string): string {
-  if (isIP(ip) !== 6) return ip;
-  try {
-    return new URL(`http://[${ip}]/`).hostname.slice(1, -1);
-  } catch {
-    return ip;
-  }
+  if (!ip.includes(':')) return ip;
+  const bytes = parseIp(ip);
+  return bytes === null ? ip : formatIp(bytes);
 }

@@ -6,8 +6,8 @@
  * the client's case, as CoreDNS writes it. SRV targets must not be compressed (RFC 2782), so they
  * carry the zone in lower case and the reply overwrites it with the question's zone bytes.
  */
-import { isIP } from 'node:net';
 import { CLASS_IN, TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
+import { nameLength, parseIp, QUESTION_POINTER, writeName } from '@foghorn/core/wire';
 import type { Name, Record } from './resolve.js';
 
 /** The SOA of a zone (backend_lookup.go `SOA`). */
@@ -29,9 +29,9 @@ export interface Encoded {
   readonly zonePatches: readonly number[] | null;
 }
 
-/** Wire length of a fully qualified name. */
+/** Wire length of a fully qualified name (core's `nameLength`). */
 export function wireLength(name: string): number {
-  return name === '.' ? 1 : Buffer.byteLength(name) + 1;
+  return nameLength(name);
 }
 
 class Builder {
@@ -78,15 +78,19 @@ class Builder {
     this.length += b.length;
   }
 
-  /** Labels of `text` (no trailing root), e.g. `a.b.` → 1a1b. */
-  labels(text: string): void {
-    for (const label of text.split('.')) {
-      if (label === '') continue;
-      const bytes = Buffer.from(label, 'utf8');
-      if (bytes.length > 63) throw new RangeError(`label too long in '${text}'`);
-      this.u8(bytes.length);
-      this.bytes(bytes);
-    }
+  /** `name` in full, root label included. */
+  fullName(name: string): void {
+    if (name === '' || name === '.') return this.u8(0);
+    this.ensure(Math.max(nameLength(name), 1));
+    this.length = writeName(this.buf, this.length, name);
+  }
+
+  /** The labels of `prefix` (`svc1.ns.svc.`), without the root: a pointer to the zone follows. */
+  private prefixLabels(prefix: string): void {
+    if (prefix === '') return;
+    this.fullName(prefix);
+    // writeName ended the name with its root label; the pointer written next takes that byte's place.
+    this.length--;
   }
 
   /** Where each name built on the zone was written (absolute offset), for later pointers to it. */
@@ -95,11 +99,10 @@ class Builder {
   name(name: Name, compress: boolean): void {
     switch (name.kind) {
       case 'question':
-        this.u16(0xc00c);
+        this.u16(QUESTION_POINTER);
         return;
       case 'literal':
-        this.labels(name.name);
-        this.u8(0);
+        this.fullName(name.name);
         return;
       case 'zone': {
         const earlier = compress ? this.written.get(name.prefix) : undefined;
@@ -108,13 +111,12 @@ class Builder {
           return;
         }
         if (name.prefix !== '' && !this.written.has(name.prefix)) this.written.set(name.prefix, this.base + this.length);
-        this.labels(name.prefix);
+        this.prefixLabels(name.prefix);
         if (compress) {
           this.u16(0xc000 | this.zoneOffset);
         } else {
           this.patches.push(this.length);
-          this.labels(this.zone);
-          this.u8(0);
+          this.fullName(this.zone);
         }
       }
     }
@@ -131,7 +133,7 @@ class Builder {
     switch (data.type) {
       case TYPE_A:
       case TYPE_AAAA:
-        this.bytes(ipBytes(data.ip));
+        this.bytes(ipBytes(data.ip, data.type));
         break;
       case TYPE_CNAME:
       case TYPE_PTR:
@@ -169,28 +171,9 @@ class Builder {
 
 }
 
-/** A or AAAA RDATA. */
-function ipBytes(ip: string): Uint8Array {
-  if (isIP(ip) === 4) return Uint8Array.from(ip.split('.').map(Number));
-  const out = new Uint8Array(16);
-  let text = ip;
-  // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two groups.
-  const dot = text.lastIndexOf('.');
-  if (dot >= 0) {
-    const colon = text.lastIndexOf(':');
-    const v4 = text.slice(colon + 1).split('.').map(Number);
-    text = `${text.slice(0, colon + 1)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const h = head === '' ? [] : head.split(':');
-  const t = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? h : [...h, ...new Array<string>(8 - h.length - t.length).fill('0'), ...t];
-  groups.forEach((g, i) => {
-    const v = parseInt(g, 16);
-    out[i * 2] = v >> 8;
-    out[i * 2 + 1] = v & 0xff;
-  });
-  return out;
+/** A or AAAA RDATA; zeros for text that is no address (the store keeps only addresses). */
+function ipBytes(ip: string, type: number): Uint8Array {
+  return parseIp(ip) ?? new Uint8Array(type === TYPE_A ? 4 : 16);
 }
 
 /**

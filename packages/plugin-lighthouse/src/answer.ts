@@ -3,13 +3,13 @@
  * the balancer answers ({@link Balanced}), and the zone every reply in it shares ({@link ZoneInfo}).
  */
 import { Rcode } from '@foghorn/core';
-import { rfc8482Hinfo } from '@foghorn/core/wire';
+import { questionOwned, rfc8482Hinfo } from '@foghorn/core/wire';
 import { Outcome } from './counters.js';
 import type { Served } from './counters.js';
 import { exact } from './store.js';
 import { selectPresent } from './swrr.js';
 import type { BalancerState } from './swrr.js';
-import { encodeName, encodeSoaTail, questionOwned, RecordWriter } from './wire.js';
+import { encodeSoaTail, RecordWriter, wireName } from './wire.js';
 
 /** The supported IP families (the `ip_families` option). */
 export interface Families {
@@ -33,7 +33,7 @@ export class ZoneInfo {
     readonly name: string,
     private readonly ttl: number,
   ) {
-    this.wire = encodeName(name);
+    this.wire = wireName(name);
     this.suffix = name === '.' ? '' : name;
     this.isReverse = name.endsWith('in-addr.arpa.') || name.endsWith('ip6.arpa.');
     this.soaTail = encodeSoaTail(name, 0, ttl);

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '@foghorn/core';
 import type { ResourceName, ServiceStore } from './store.js';
+import { errorMessage } from '@foghorn/core';
 
 /** A running source of objects. */
 export interface Source {
@@ -67,7 +68,7 @@ export class SourceRegistry {
         try {
           await current.source.stop();
         } catch (error) {
-          log.warning(`stopping source: ${(error as Error).message}`);
+          log.warning(`stopping source: ${errorMessage(error)}`);
         }
       },
     };

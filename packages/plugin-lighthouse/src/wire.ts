@@ -1,52 +1,11 @@
 /**
  * Hand-built DNS wire records for precomputed answers. Every answer owner is the compression
- * pointer 0xC00C (the question name at offset 12), so one body serves every spelling of the
- * question: the reply copies the client's question and its case comes back unchanged.
+ * pointer 0xC00C (the question name at offset 12, core's `QUESTION_POINTER`), so one body serves
+ * every spelling of the question: the reply copies the client's question and its case comes back
+ * unchanged. Names, addresses and the records' fixed part are written with core's wire helpers.
  */
-import dnsPacket from 'dns-packet';
-import type { Answer as PacketRecord } from 'dns-packet';
 import { CLASS_IN, TYPE_A, TYPE_AAAA, TYPE_PTR, TYPE_SOA, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
-import { ipv6Bytes, parseIpv4 } from './addresses.js';
-
-/** dns-packet's per-record codec, which its type declarations leave out. */
-const recordCodec = (dnsPacket as unknown as { answer: { encode(rr: PacketRecord): Buffer } }).answer;
-/** Pointer to the question name, which always starts right after the 12-byte header. */
-const QUESTION_POINTER = 0xc00c;
-
-/** Wire form of a fully qualified, lower-case or mixed-case name (`a.b.` → 1a1b0). */
-export function encodeName(name: string): Buffer {
-  const out = Buffer.allocUnsafe(nameLength(name));
-  writeName(out, 0, name);
-  return out;
-}
-
-/** Bytes `name` takes on the wire, uncompressed. */
-function nameLength(name: string): number {
-  if (name === '.' || name === '') return 1;
-  const bytes = Buffer.byteLength(name);
-  return name.endsWith('.') ? bytes + 1 : bytes + 2;
-}
-
-/** Writes `name` at `offset`; returns the offset after it. */
-function writeName(buf: Buffer, offset: number, name: string): number {
-  if (name === '.' || name === '') {
-    buf[offset] = 0;
-    return offset + 1;
-  }
-  const text = name.endsWith('.') ? name.slice(0, -1) : name;
-  let start = 0;
-  while (start <= text.length) {
-    let dot = text.indexOf('.', start);
-    if (dot < 0) dot = text.length;
-    const length = buf.write(text.slice(start, dot), offset + 1, 'utf8');
-    if (length === 0 || length > 63) throw new RangeError(`invalid label in '${name}'`);
-    buf[offset] = length;
-    offset += length + 1;
-    start = dot + 1;
-  }
-  buf[offset] = 0;
-  return offset + 1;
-}
+import { nameLength, writeAnswerHead, writeIpv4, writeIpv6, writeName } from '@foghorn/core/wire';
 
 /**
  * Scratch space every writer builds its records in; `body()` copies them out into a pooled
@@ -54,18 +13,6 @@ function writeName(buf: Buffer, offset: number, name: string): number {
  * million slab views rather than a million small backing stores for the GC to track.
  */
 let scratch = Buffer.allocUnsafe(64 * 1024);
-
-/**
- * A record built as a dns-packet object (core's shared builders) as one body record owned by
- * the question: encoded once with the root as owner, whose one byte becomes the pointer.
- */
-export function questionOwned(record: PacketRecord): Buffer {
-  const encoded = recordCodec.encode({ ...record, name: '.' });
-  const out = Buffer.allocUnsafe(encoded.length + 1);
-  out.writeUInt16BE(QUESTION_POINTER, 0);
-  encoded.copy(out, 2, 1);
-  return out;
-}
 
 /** Collects resource records into one body; remembers where zone names sit for case patching. */
 export class RecordWriter {
@@ -78,21 +25,15 @@ export class RecordWriter {
 
   /** A or AAAA for `ip`, owned by the question name. False when `ip` does not parse. */
   address(ip: string): boolean {
-    if (ip.length <= 15 && ip.indexOf(':') < 0) {
-      const at = this.header(TYPE_A, 4);
-      if (parseIpv4(ip, scratch, at)) {
-        this.length = at + 4;
-        return true;
-      }
-      // Not an address after all: the header is overwritten by whatever comes next.
-      this.count--;
+    const v4 = ip.indexOf(':') < 0;
+    const at = this.header(v4 ? TYPE_A : TYPE_AAAA, v4 ? 4 : 16);
+    if (v4 ? writeIpv4(ip, scratch, at) : writeIpv6(zoneless(ip), scratch, at)) {
+      this.length = at + (v4 ? 4 : 16);
+      return true;
     }
-    const v6 = ipv6Bytes(ip);
-    if (!v6) return false;
-    const at = this.header(TYPE_AAAA, 16);
-    scratch.set(v6, at);
-    this.length = at + 16;
-    return true;
+    // Not an address after all: the header is overwritten by whatever comes next.
+    this.count--;
+    return false;
   }
 
   /** SRV priority 0 weight 50 (Lighthouse's constants) to `target`, whose last `zoneLength` bytes are the zone. */
@@ -127,13 +68,8 @@ export class RecordWriter {
       scratch.copy(grown, 0, 0, at);
       scratch = grown;
     }
-    scratch.writeUInt16BE(QUESTION_POINTER, at);
-    scratch.writeUInt16BE(type, at + 2);
-    scratch.writeUInt16BE(CLASS_IN, at + 4);
-    scratch.writeUInt32BE(this.ttl, at + 6);
-    scratch.writeUInt16BE(rdataLength, at + 10);
     this.count++;
-    return at + 12;
+    return writeAnswerHead(scratch, at, type, this.ttl, rdataLength);
   }
 
   /** The records written, copied out of the scratch space. Call once, before the next writer starts. */
@@ -151,8 +87,8 @@ export class RecordWriter {
  */
 export function encodeSoaTail(zone: string, serial: number, ttl: number): Buffer {
   const suffix = zone === '.' ? '' : zone;
-  const mname = encodeName(`ns.dns.${suffix}`);
-  const rname = encodeName(`hostmaster.${suffix}`);
+  const mname = wireName(`ns.dns.${suffix}`);
+  const rname = wireName(`hostmaster.${suffix}`);
   const rdataLength = mname.length + rname.length + 20;
   const tail = Buffer.alloc(10 + rdataLength);
   tail.writeUInt16BE(TYPE_SOA, 0);
@@ -167,4 +103,19 @@ export function encodeSoaTail(zone: string, serial: number, ttl: number): Buffer
     offset += 4;
   }
   return tail;
+}
+
+/** Wire form of a fully qualified name; a RangeError for an empty label or one over 63 octets. */
+export function wireName(name: string): Buffer {
+  const length = nameLength(name);
+  if (length < 0) throw new RangeError(`invalid label in '${name}'`);
+  const out = Buffer.allocUnsafe(length);
+  writeName(out, 0, name);
+  return out;
+}
+
+/** An address without its zone (`fe80::1%eth0`), which Kubernetes accepts and the wire has no room for. */
+function zoneless(ip: string): string {
+  const percent = ip.indexOf('%');
+  return percent < 0 ? ip : ip.slice(0, percent);
 }

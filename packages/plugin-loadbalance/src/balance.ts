@@ -11,7 +11,7 @@ import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { TYPE_A, TYPE_AAAA, TYPE_AXFR, TYPE_CNAME, TYPE_IXFR, TYPE_MX, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV } from '@foghorn/core';
 import type { ResponseWriter } from '@foghorn/core';
-import { packetRcode, readName, to4, wireRcode } from '@foghorn/core/wire';
+import { packetRcode, readName, skipName, to4, wireRcode } from '@foghorn/core/wire';
 import { parseIp } from './ip.js';
 import type { Subnet } from './ip.js';
 import { Kind, mathRandomInt, preferSubnets, roundRobin, weighted } from './policy.js';
@@ -183,19 +183,6 @@ function wireView(wire: Buffer): RecordView<WireRecord> {
       return readName(wire, record.start) ?? '';
     },
   };
-}
-
-/** Offset past a name (labels, then a zero or a pointer), or -1 when it runs off the end. */
-function skipName(wire: Buffer, start: number): number {
-  let offset = start;
-  while (offset < wire.length) {
-    const length = wire[offset]!;
-    if (length === 0) return offset + 1;
-    if ((length & 0xc0) === 0xc0) return offset + 2 <= wire.length ? offset + 2 : -1;
-    if ((length & 0xc0) !== 0) return -1;
-    offset += 1 + length;
-  }
-  return -1;
 }
 
 /** The records of each section, or null for a message that does not parse. */

@@ -2,7 +2,7 @@
  * Parsing `loadbalance [round_robin | weighted WEIGHTFILE] { reload DURATION | prefer CIDR... }`
  * (CoreDNS `plugin/loadbalance/setup.go`) and wiring the handler and the weight file.
  */
-import { nextOrFailure, parseDuration } from '@foghorn/core';
+import { errorMessage, nextOrFailure, parseDuration } from '@foghorn/core';
 import type { Controller, Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { Balancer, BalancingWriter } from './balance.js';
 import { parseCidr } from './ip.js';
@@ -67,7 +67,7 @@ export function parseLoadbalance(c: Controller): LoadbalanceOptions {
         try {
           options.prefer.push(parseCidr(cidr));
         } catch (error) {
-          throw c.error(`invalid CIDR "${cidr}": ${(error as Error).message}`);
+          throw c.error(`invalid CIDR "${cidr}": ${errorMessage(error)}`);
         }
       }
     }
@@ -102,7 +102,7 @@ export function setupWith(random?: RandomInt): (c: Controller) => void {
           await file.start(options.reloadMs);
         } catch (error) {
           // CoreDNS's plugin.Error("loadbalance", err).
-          throw new Error(`plugin/loadbalance: ${(error as Error).message}`, { cause: error });
+          throw new Error(`plugin/loadbalance: ${errorMessage(error)}`, { cause: error });
         }
         stop = file.watch(options.reloadMs);
       });

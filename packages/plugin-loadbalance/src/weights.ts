@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { formatDuration, pollEvery } from '@foghorn/core';
+import { errorMessage, formatDuration, pollEvery } from '@foghorn/core';
 import type { Logger } from '@foghorn/core';
 import { ipKey, parseIp } from './ip.js';
 import type { WeightTable } from './policy.js';
@@ -98,6 +98,6 @@ export class WeightFile {
 
   /** Re-reads every `reloadMs`; failures are logged and the old weights kept. Returns a stop function. */
   watch(reloadMs: number): () => void {
-    return pollEvery(reloadMs, () => this.load().catch((error: unknown) => this.log.error(error instanceof Error ? error.message : String(error))));
+    return pollEvery(reloadMs, () => this.load().catch((error: unknown) => this.log.error(errorMessage(error))));
   }
 }

@@ -16,7 +16,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { defineShared, HttpEndpoint, HttpEndpoints, notFound } from '@foghorn/core';
+import { defineShared, errorMessage, HttpEndpoint, HttpEndpoints, notFound } from '@foghorn/core';
 import type { Controller, Logger, WorkerGroup } from '@foghorn/core';
 import type { Registry } from 'prom-client';
 import { groupMetrics } from './workers.js';
@@ -105,7 +105,7 @@ export class MetricsEndpoint extends HttpEndpoint {
     } catch (error) {
       // promhttp's HTTPErrorOnError.
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(`An error has occurred while serving metrics:\n\n${error instanceof Error ? error.message : String(error)}\n`);
+      res.end(`An error has occurred while serving metrics:\n\n${errorMessage(error)}\n`);
     }
   }
 }

@@ -2,7 +2,7 @@
  * `prometheus [ADDRESS] [{ runtime_metrics }]`: parsing, then wiring the handler, the shared
  * metric objects and the shared `/metrics` listener into the server's lifecycle (CoreDNS's plugin/metrics; docs/compatibility.md, "Lifecycle").
  */
-import { defineShared, Dispenser, errOnce, HandlerNames, parseHttpAddress, Servers } from '@foghorn/core';
+import { defineShared, Dispenser, errOnce, errorMessage, HandlerNames, parseHttpAddress, Servers } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { splitHostPort } from '@foghorn/core/wire';
 import { metricsEndpoints, MetricsEndpoint } from './endpoint.js';
@@ -107,7 +107,7 @@ export function setup(c: Controller): void {
     try {
       await endpoint.acquire(owner);
     } catch (error) {
-      c.log.error(`Failed to start metrics handler: ${(error as Error).message}`);
+      c.log.error(`Failed to start metrics handler: ${errorMessage(error)}`);
     }
     for (const labels of enabledRows()) rows.claim(owner, labels);
   };

@@ -2,7 +2,7 @@
  * ready: parsing `ready [ADDRESS] [{ monitor until-ready|continuously }]` and wiring one /ready
  * listener per address, shared by every block and by successive configurations (docs/compatibility.md, "Lifecycle"; CoreDNS's plugin/ready).
  */
-import { defineShared, errOnce, HttpEndpoints, parseHttpAddress, ReadinessProbes } from '@foghorn/core';
+import { defineShared, errOnce, errorMessage, HttpEndpoints, parseHttpAddress, ReadinessProbes } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
 import { READY_TOPIC, ReadyEndpoint } from './endpoint.js';
 import { ReadinessList } from './readiness.js';
@@ -91,7 +91,7 @@ class ReadySite {
     try {
       await this.endpoint.acquire(this);
     } catch (error) {
-      this.log.error(`Failed to start ready handler: ${(error as Error).message}`);
+      this.log.error(`Failed to start ready handler: ${errorMessage(error)}`);
     }
   }
 

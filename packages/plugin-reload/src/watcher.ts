@@ -16,6 +16,7 @@ import { readFile } from 'node:fs/promises';
 import type { CorefileSource, Logger } from '@foghorn/core';
 import { hashCorefile } from './hash.js';
 import type { ReloadMetrics } from './metrics.js';
+import { errorMessage } from '@foghorn/core';
 
 /** What one running configuration asks of the watcher. */
 export interface WatchedConfig {
@@ -60,7 +61,7 @@ export class CorefileWatcher {
       this.hash = hashCorefile(config.source);
     } catch (error) {
       // The server parsed this very text a moment ago; only an import changing in between gets here.
-      this.log.warning(`Corefile parse failed: ${(error as Error).message}`);
+      this.log.warning(`Corefile parse failed: ${errorMessage(error)}`);
       return;
     }
     this.log.info(`Running configuration SHA512 = ${this.hash}`);
@@ -116,7 +117,7 @@ export class CorefileWatcher {
     try {
       hash = hashCorefile({ path, contents });
     } catch (error) {
-      this.log.warning(`Corefile parse failed: ${(error as Error).message}`);
+      this.log.warning(`Corefile parse failed: ${errorMessage(error)}`);
       this.arm();
       return;
     }

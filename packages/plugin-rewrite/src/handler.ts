@@ -5,7 +5,7 @@
  * Cost: a query no rule matches costs one small object and the rules' string compares; the
  * rewritten query is encoded once, and its reply is copied (or decoded) once to be reverted.
  */
-import { clientWrote, lookupVia, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
+import { clientWrote, errorMessage, lookupVia, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
 import type { Handler, HandlerResult, Logger, Request, ResponseWriter } from '@foghorn/core';
 import { QueryEdit } from './query.js';
 import type { ResponseRule } from './response.js';
@@ -42,7 +42,7 @@ export class Rewrite implements Handler {
       rewritten = query.request();
     } catch (error) {
       // Bytes the listener's own reader refuses (too many additional records with an added OPT).
-      throw new PluginError(`rewrite: ${error instanceof Error ? error.message : String(error)}`, { rcode: Rcode.SERVFAIL });
+      throw new PluginError(`rewrite: ${errorMessage(error)}`, { rcode: Rcode.SERVFAIL });
     }
     const reverter = new Reverter(w, req, query.qtype, responses ?? [], (name, qtype) => lookupVia(this.next, this.name, rewritten, name, qtype), this.log);
     let result: HandlerResult;

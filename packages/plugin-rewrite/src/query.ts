@@ -7,6 +7,7 @@
  */
 import { Request, TYPE_OPT } from '@foghorn/core';
 import type { EdnsOption } from '@foghorn/core';
+import { encodeName, skipName, skipRecord } from '@foghorn/core/wire';
 
 /** The OPT record of the query (RFC 6891 §6.1.2), options in wire order. */
 export interface QueryOpt {
@@ -18,58 +19,6 @@ export interface QueryOpt {
 
 /** The UDP size of an OPT record a rule adds to a query without one (CoreDNS's `SetEdns0(4096, false)`). */
 const addedOptUdpSize = 4096;
-
-/** Offset just past the (possibly compressed) name at `offset`. The listener validated the bytes. */
-function skipName(buf: Buffer, offset: number): number {
-  for (;;) {
-    const length = buf[offset]!;
-    if (length === 0) return offset + 1;
-    if ((length & 0xc0) === 0xc0) return offset + 2;
-    offset += 1 + length;
-  }
-}
-
-function skipRecord(buf: Buffer, offset: number): number {
-  const end = skipName(buf, offset);
-  return end + 10 + buf.readUInt16BE(end + 8);
-}
-
-/**
- * A name in presentation form (`www.example.org.`, escapes `\.` and `\DDD` allowed) as wire
- * labels, or undefined when it is not a domain name: an empty label, a label over 63 octets or a
- * name over 255 (miekg/dns's `IsDomainName`, which CoreDNS checks after a rewrite).
- */
-export function encodeName(name: string): Buffer | undefined {
-  if (name === '.' ) return Buffer.from([0]);
-  if (name === '') return undefined;
-  const text = name.endsWith('.') && !name.endsWith('\\.') ? name : `${name}.`;
-  const out: number[] = [];
-  let label: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5c) {
-      const digits = text.slice(i + 1, i + 4);
-      if (/^\d{3}$/.test(digits)) {
-        const value = Number(digits);
-        if (value > 255) return undefined;
-        label.push(value);
-        i += 3;
-      } else if (i + 1 < text.length) {
-        label.push(text.charCodeAt(++i) & 0xff);
-      } else {
-        return undefined;
-      }
-    } else if (c === 0x2e) {
-      if (label.length === 0 || label.length > 63) return undefined;
-      out.push(label.length, ...label);
-      label = [];
-    } else {
-      label.push(c & 0xff);
-    }
-  }
-  out.push(0);
-  return out.length > 255 ? undefined : Buffer.from(out);
-}
 
 /** The question and OPT record of one query, editable, and the Request they make. */
 export class QueryEdit {

@@ -10,7 +10,7 @@
  */
 import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer, Packet } from 'dns-packet';
-import { Flags, Rcode, replyTo } from '@foghorn/core';
+import { errorMessage, Flags, Rcode, replyTo } from '@foghorn/core';
 import type { EdnsOption, Logger, Request, ResponseWriter } from '@foghorn/core';
 import { fqdn } from './response.js';
 import type { ResponseRule } from './response.js';
@@ -51,7 +51,7 @@ export class Reverter implements ResponseWriter {
       msg = dnsPacket.decode(wire);
     } catch (error) {
       // A reply the client could not match to its question is no better than none.
-      this.log.error(`reply to rewritten query is not decodable: ${error instanceof Error ? error.message : String(error)}`);
+      this.log.error(`reply to rewritten query is not decodable: ${errorMessage(error)}`);
       this.written = true;
       return this.inner.write(replyTo(this.original, Rcode.SERVFAIL));
     }
@@ -116,7 +116,7 @@ export class Reverter implements ResponseWriter {
       try {
         upstream = await this.lookup(hit.target, this.qtype);
       } catch (error) {
-        this.log.error(`upstream lookup failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.log.error(`upstream lookup failed: ${errorMessage(error)}`);
         continue;
       }
       if (upstream === undefined) {

@@ -17,6 +17,7 @@ import {
   ValueResponseRule,
 } from './response.js';
 import type { ResponseRule } from './response.js';
+import { parseIp, to4 } from '@foghorn/core/wire';
 
 /** After a matching rule: `stop` ends the rule list, `continue` goes on with the next rule. */
 export type Mode = 'stop' | 'continue';
@@ -267,22 +268,12 @@ export class SubnetRule implements Rule {
 
 /**
  * The client address as 4 bytes (IPv4, also when written as IPv4-mapped IPv6, as Go's `To4`
- * makes it) or 16 bytes, or undefined when it cannot be read.
+ * makes it) or 16 bytes, or undefined when it cannot be read. A zone (`%eth0`) is cut off.
  */
 export function clientAddressBytes(text: string): Buffer | undefined {
-  const address = text.replace(/%.*$/, '');
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address.replace(/^::ffff:/i, ''));
-  if (v4) return Buffer.from(v4.slice(1).map(Number));
-  if (!address.includes(':')) return undefined;
-  const [head = '', tail = ''] = address.split('::');
-  const groups = (part: string): number[] => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const left = groups(head);
-  const right = address.includes('::') ? groups(tail) : [];
-  const all = address.includes('::') ? [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right] : left;
-  if (all.length !== 8 || all.some((g) => !(g >= 0 && g <= 0xffff))) return undefined;
-  const bytes = Buffer.alloc(16);
-  all.forEach((g, i) => bytes.writeUInt16BE(g, i * 2));
-  return bytes;
+  const percent = text.indexOf('%');
+  const ip = parseIp(percent >= 0 ? text.slice(0, percent) : text);
+  return ip === null ? undefined : Buffer.from(to4(ip));
 }
 
 /** The `EdnsOption` type, re-exported for the data functions of variables. */

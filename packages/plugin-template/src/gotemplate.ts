@@ -12,6 +12,7 @@
 
 /** A value a template can reach: the data, strings, numbers, lists, maps, or Go's "no value". */
 export type Value = string | number | bigint | boolean | null | readonly Value[] | ReadonlyMap<string, Value> | Struct | MethodValue | typeof noValue;
+import { errorMessage } from '@foghorn/core';
 
 /** What `.Name` on a struct reads. `type` is what Go's errors call it (`*template.templateData`). */
 export interface Struct {
@@ -197,7 +198,7 @@ export class GoTemplate {
       try {
         return functions.get(head!.name)!(args());
       } catch (error) {
-        const message = (error as Error).message;
+        const message = errorMessage(error);
         throw fail(message.startsWith('error calling') || message.startsWith('wrong') ? message : `error calling ${head!.name}: ${message}`);
       }
     }

@@ -7,7 +7,7 @@
  * templates and parses the records they produce (there is nothing to cache: the output depends on
  * the name).
  */
-import { CLASS_ANY, Flags, lookupVia, matchZone, nextOrFailure, PluginError, Rcode, replyTo, TYPE_A, TYPE_AAAA, TYPE_ANY } from '@foghorn/core';
+import { CLASS_ANY, errorMessage, Flags, lookupVia, matchZone, nextOrFailure, PluginError, Rcode, replyTo, TYPE_A, TYPE_AAAA, TYPE_ANY } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { edeOption, parseRR, replyOpt } from '@foghorn/core/wire';
 import type { Answer, Packet } from 'dns-packet';
@@ -113,13 +113,13 @@ export class TemplateHandler implements Handler {
         text = template.execute(data);
       } catch (error) {
         this.metrics.templateFailures.inc({ ...labels, section, template: template.toString() });
-        throw new PluginError((error as Error).message, { rcode: Rcode.SERVFAIL });
+        throw new PluginError(errorMessage(error), { rcode: Rcode.SERVFAIL });
       }
       try {
         records.push(parseRR(text));
       } catch (error) {
         this.metrics.rrFailures.inc({ ...labels, section, template: template.toString() });
-        throw new PluginError((error as Error).message, { rcode: Rcode.SERVFAIL });
+        throw new PluginError(errorMessage(error), { rcode: Rcode.SERVFAIL });
       }
     }
     return records;

@@ -16,7 +16,7 @@
  *
  * Every `template` of a server block is one template of a single handler, tried in file order.
  */
-import { CLASS_ANY, errorAt, fallthroughZones, goRegExp, TYPE_ANY, zonesFromArgs } from '@foghorn/core';
+import { CLASS_ANY, errorAt, errorMessage, fallthroughZones, goRegExp, TYPE_ANY, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { GoTemplate, TemplateError } from './gotemplate.js';
 import { TemplateHandler } from './handler.js';
@@ -117,7 +117,7 @@ export function parseTemplate(c: Controller): Template[] {
             try {
               regexes.push(goRegExp(arg.text));
             } catch (error) {
-              throw errorAt(arg, `could not parse regex: ${arg.text}, ${(error as Error).message}`);
+              throw errorAt(arg, `could not parse regex: ${arg.text}, ${errorMessage(error)}`);
             }
           }
           break;

@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
-import { errorAt } from '@foghorn/core';
+import { errorAt, errorMessage } from '@foghorn/core';
 import type { ClientAuth, Controller, TlsSettings, Token } from '@foghorn/core';
 
 /** What a `tls` line says, before any file is read. */
@@ -55,7 +55,7 @@ export function parseTls(c: Controller): TlsOptions & { readonly at: Token } {
 function readError(path: string, error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   const reason =
-    code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
+    code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : errorMessage(error);
   return code === 'EISDIR' ? `read ${path}: ${reason}` : `open ${path}: ${reason}`;
 }
 
@@ -78,7 +78,7 @@ export function loadTls(options: TlsOptions, at: Token): TlsSettings {
   try {
     createSecureContext({ cert, key });
   } catch (error) {
-    throw errorAt(at, `could not load TLS cert: ${(error as Error).message}`);
+    throw errorAt(at, `could not load TLS cert: ${errorMessage(error)}`);
   }
   if (options.ca === undefined) return { cert, key, clientAuth: options.clientAuth };
   const ca = read(options.ca, at, `error reading ${options.ca}: `);

@@ -4,7 +4,7 @@
  */
 import dgram from 'node:dgram';
 import dnsPacket from 'dns-packet';
-import { Flags, OPCODE_NOTIFY, rcodeToString } from '@foghorn/core';
+import { errorMessage, Flags, OPCODE_NOTIFY, rcodeToString } from '@foghorn/core';
 import type { XfrConfig } from './setup.js';
 
 const TRIES = 3;
@@ -39,7 +39,7 @@ async function notifyOne(to: string, zone: string, source: string | undefined): 
       if (rcode === 0) return undefined;
       last = `rcode was "${rcodeToString(rcode)}"`;
     } catch (error) {
-      last = `"${(error as Error).message}"`;
+      last = `"${errorMessage(error)}"`;
     }
   }
   return new Error(`notify for zone "${zone}" was not accepted by "${to}": ${last}`);

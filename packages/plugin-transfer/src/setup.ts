@@ -3,7 +3,7 @@
  * `plugin/transfer/setup.go`.
  */
 import { isIP } from 'node:net';
-import { errorAt, Transferers, zonesFromArgs } from '@foghorn/core';
+import { errorAt, errorMessage, Transferers, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { sendNotifies } from './notify.js';
 import { longestMatch, Transfer } from './transfer.js';
@@ -68,7 +68,7 @@ export function parseTransfer(c: Controller): TransferOptions {
             try {
               to.push(hostPort(host));
             } catch (error) {
-              throw errorAt(token, (error as Error).message);
+              throw errorAt(token, errorMessage(error));
             }
           }
           break;

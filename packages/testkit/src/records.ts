@@ -15,6 +15,7 @@ import type { Answer, OptAnswer, Packet, RecordClass, RecordType } from 'dns-pac
 import { formatRR, parseRR } from '@foghorn/core/wire';
 import { query } from './index.js';
 import type { Reply, Target } from './index.js';
+import { errorMessage } from '@foghorn/core';
 
 /** A resource record as dns-packet has it, OPT aside (OPT is EDNS's header, not a record). */
 export type ResourceRecord = Exclude<Answer, OptAnswer>;
@@ -67,7 +68,7 @@ export function rr(line: string): ResourceRecord {
     if (extra) return extra;
     record = parseRR(line) as ResourceRecord;
   } catch (error) {
-    throw new Error(`rr: ${(error as Error).message.replace(/^rr: /, '')} in '${line}'`);
+    throw new Error(`rr: ${errorMessage(error).replace(/^rr: /, '')} in '${line}'`);
   }
   const r = record as ResourceRecord & { data: unknown };
   const data = r.data as unknown as Record<string, unknown>;

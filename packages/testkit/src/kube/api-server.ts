@@ -10,6 +10,7 @@ import type net from 'node:net';
 import { testTlsPair } from './files.js';
 import { apiVersionOf, defaultResources, ObjectStore, parseFieldSelector, parseLabelSelector, resourceKey } from './store.js';
 import type { ApiObject, ApiObjectMeta, ApiResource, FieldSelector, LabelSelector, StoredEvent } from './store.js';
+import { errorMessage } from '@foghorn/core';
 
 /** Options for {@link startKubeApiServer}. */
 export interface KubeApiServerOptions {
@@ -432,7 +433,7 @@ export class KubeApiServer {
       selector = parseLabelSelector(url.searchParams.get('labelSelector'));
       fields = parseFieldSelector(url.searchParams.get('fieldSelector'));
     } catch (err) {
-      this.sendStatus(res, record, 400, (err as Error).message);
+      this.sendStatus(res, record, 400, errorMessage(err));
       return;
     }
     if (verb === 'get') this.get(res, record, route, resource, namespace);
