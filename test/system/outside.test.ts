@@ -51,6 +51,10 @@ test('a TypeScript plugin built from tarballs outside the repository runs in a p
   // The author: the template's files, the tarballs the template's devDependencies name.
   const files = templateFiles();
   assert.deepEqual([...files.keys()].sort(), ['package.json', 'src/index.ts', 'test/greet.test.ts', 'tsconfig.json']);
+  // The plugin is built against the frozen plugin API alone: core's root entry point, no subpath.
+  const coreImports = [...files.get('src/index.ts')!.matchAll(/from '(@foghorn\/core[^']*)'/g)].map((match) => match[1]);
+  assert.ok(coreImports.length > 0);
+  assert.deepEqual([...new Set(coreImports)], ['@foghorn/core']);
   const author = join(work, 'foghorn-plugin-greet');
   for (const [path, text] of files) {
     mkdirSync(dirname(join(author, path)), { recursive: true });

@@ -43,7 +43,7 @@ export { lookupVia } from './lookup.js';
 
 // Errors.
 export { ConfigError, errorMessage, ErrorCode, KubeConnectionError, PluginError, PluginLoadError, StartupError, ZoneFileError } from './errors.js';
-export type { ErrorCodeValue } from './errors.js';
+export type { ErrorCodeValue, FoghornErrorClass } from './errors.js';
 export { CorefileError } from '@foghorn/corefile';
 
 // Logging.

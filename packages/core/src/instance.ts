@@ -74,11 +74,17 @@ export interface AddressPlan {
 /** A fully set-up configuration, not yet started. */
 export class Instance {
   readonly hooks: Record<HookKind, Hook[]> = { startup: [], shutdown: [], restart: [], restartFailed: [], finalShutdown: [] };
-  /** What plugins provided under configuration-wide capabilities (readiness probes, ...). */
-  readonly capabilities: CapabilityStore = new CapabilityStore();
   readonly addresses: AddressPlan[] = [];
 
-  constructor(readonly source: CorefileSource) {}
+  constructor(readonly source: CorefileSource) {
+    configurationStores.set(this, new CapabilityStore());
+  }
+
+  /** What this configuration's plugins provided under a configuration-wide `token` (`Controller.use`). */
+  use<T>(token: Capability<T>): readonly T[] {
+    if (token.scope !== 'configuration') throw new TypeError(`capability '${token.name}' is found per server block, not per configuration`);
+    return configurationStores.get(this)!.list(token);
+  }
 
   /** Runs every hook of a kind in registration order; returns the errors instead of stopping. */
   async runHooks(kind: HookKind): Promise<Error[]> {
@@ -93,6 +99,9 @@ export class Instance {
     return errors;
   }
 }
+
+/** What each configuration's plugins provided under configuration-wide capabilities (readiness probes, ...). */
+const configurationStores = new WeakMap<Instance, CapabilityStore>();
 
 interface BlockState {
   readonly block: ServerBlock;
@@ -366,7 +375,7 @@ class SetupController extends Dispenser implements Controller {
     return this.store(token).list(token);
   }
   private store(token: Capability<unknown>): CapabilityStore {
-    return token.scope === 'configuration' ? this.instance.capabilities : this.state.capabilities;
+    return token.scope === 'configuration' ? configurationStores.get(this.instance)! : this.state.capabilities;
   }
   shared<T>(key: SharedKey<T>, create: () => T): T {
     const shared = this.context.shared;

@@ -251,7 +251,7 @@ function labels(zone: string): number {
 async function readiness(instance: Instance, timeoutMs: number): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const unready = instance.capabilities.list(ReadinessProbes).filter((probe) => !safeReady(probe.ready)).map((probe) => probe.name);
+    const unready = instance.use(ReadinessProbes).filter((probe) => !safeReady(probe.ready)).map((probe) => probe.name);
     if (unready.length === 0 || Date.now() >= deadline) return [...new Set(unready)];
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
