@@ -39,3 +39,37 @@ test('the root entry point exports what a plugin needs and none of the server', 
     assert.doesNotMatch(root, new RegExp(`^// ${name}: `, 'm'), `${name} is not in the plugin API`);
   }
 });
+
+/** The names in the first column of the `<!-- api: ENTRY -->` table of a page. */
+function documentedNames(page: string, entry: string): string[] {
+  const text = readFileSync(join(repoRoot, page), 'utf8');
+  const start = text.indexOf(`<!-- api: ${entry} -->`);
+  assert.ok(start >= 0, `${page} has an api: ${entry} table`);
+  const table = text.slice(start, text.indexOf('<!-- /api -->', start));
+  return table
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .flatMap((line) => [...line.split('|')[1]!.matchAll(/`(\w+)`/g)].map((match) => match[1]!));
+}
+
+/** The names an entry point's committed report declares. */
+function exportedNames(report: string): string[] {
+  const text = readFileSync(join(apiDir, report), 'utf8');
+  return [...text.slice(0, text.indexOf('\n```\n')).matchAll(/^\/\/ (\w+)(?: \(declared as \w+\))?: /gm)].map((match) => match[1]!);
+}
+
+test('docs/plugins.md and core\'s README list exactly what each entry point exports', () => {
+  const pages: [string, string, string][] = [
+    ['docs/plugins.md', 'root', 'core.api.md'],
+    ['packages/core/README.md', 'root', 'core.api.md'],
+    ['packages/core/README.md', 'wire', 'core-wire.api.md'],
+    ['packages/core/README.md', 'server', 'core-server.api.md'],
+  ];
+  for (const [page, entry, report] of pages) {
+    const documented = documentedNames(page, entry);
+    const exported = exportedNames(report);
+    assert.deepEqual(documented.filter((name) => !exported.includes(name)), [], `${page} documents names the ${entry} entry does not export`);
+    assert.deepEqual(exported.filter((name) => !documented.includes(name)), [], `${page} leaves out names the ${entry} entry exports`);
+    assert.equal(new Set(documented).size, documented.length, `${page} lists each name of the ${entry} entry once`);
+  }
+});
