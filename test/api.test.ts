@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { apiDir, apiEntries, apiReports } from './api-report.js';
 import { repoRoot } from './cli-helpers.js';
@@ -72,4 +72,22 @@ test('docs/plugins.md and core\'s README list exactly what each entry point expo
     assert.deepEqual(exported.filter((name) => !documented.includes(name)), [], `${page} leaves out names the ${entry} entry exports`);
     assert.equal(new Set(documented).size, documented.length, `${page} lists each name of the ${entry} entry once`);
   }
+});
+
+test('plugins and libraries import core\'s root or ./wire; only the CLI and testkit import ./server', () => {
+  const packages = join(repoRoot, 'packages');
+  const offenders: string[] = [];
+  for (const name of readdirSync(packages)) {
+    const src = join(packages, name, 'src');
+    if (name === 'core' || !existsSync(src)) continue;
+    for (const file of readdirSync(src, { recursive: true }) as string[]) {
+      if (!file.endsWith('.ts')) continue;
+      for (const match of readFileSync(join(src, file), 'utf8').matchAll(/from '(@foghorn\/core\/[^']*)'/g)) {
+        const subpath = match[1]!;
+        const allowed = subpath === '@foghorn/core/wire' || (subpath === '@foghorn/core/server' && (name === 'foghorn' || name === 'testkit'));
+        if (!allowed) offenders.push(`packages/${name}/src/${file}: ${subpath}`);
+      }
+    }
+  }
+  assert.deepEqual(offenders, []);
 });
