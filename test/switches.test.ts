@@ -1,5 +1,5 @@
 /**
- * FOGHORN_DISABLE (core's switches.ts, docs/architecture.md "Switches"): each hot-path trick turned
+ * FOGHORN_DISABLE (core's switches.ts, docs/performance.md "Switches"): each hot-path trick turned
  * off still serves correctly, over real sockets, and the switch really turns it off. The server
  * runs in a child process (switches-server.ts), since core reads the variable when it loads.
  * `v8-flags` is the CLI's and is tested with its workers (workers.test.ts).

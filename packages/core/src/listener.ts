@@ -66,7 +66,7 @@ export interface ListenerOptions {
  * and its wake-up too, and on a kernel with page-table isolation and no PCID (the benchmark's VM)
  * every system call empties the TLB. Sent as it was written, each reply evicts from the CPU's
  * caches what the next query needs. Sent in a row, the kernel's
- * path stays warm for the next send and the queries are answered back to back (docs/architecture.md,
+ * path stays warm for the next send and the queries are answered back to back (docs/performance.md,
  * "Switches": `FOGHORN_DISABLE=outbox` sends each reply as it is written, {@link DirectSender}, to
  * measure it again). A reply leaves at most one turn later than it was written. Its time
  * (Request.replySent) is still taken at the write, as CoreDNS takes it when `WriteMsg` returns.

@@ -1,6 +1,6 @@
 /**
  * `FOGHORN_DISABLE`: turns hot-path tricks off, so that the next machine can measure what each
- * one is worth (docs/architecture.md, "Switches"). A comma-separated list, read once when the
+ * one is worth (docs/performance.md, "Switches"). A comma-separated list, read once when the
  * process loads core, as Go reads GODEBUG:
  *
  *   codegen    chain links and log's formats as shared code instead of code generated per

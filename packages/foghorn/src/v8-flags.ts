@@ -29,7 +29,7 @@
  * in again, so the first 3–4 s of traffic after a lull scavenge in 3.4–3.9 ms instead of 0.5–1.0
  * (the GC pauses of `npm run bench:dnsperf`'s tail runs). No Node 20 flag turns that off on its own.
  *
- * `FOGHORN_DISABLE=v8-flags` (docs/architecture.md, "Switches") leaves them out: {@link v8Flags}
+ * `FOGHORN_DISABLE=v8-flags` (docs/performance.md, "Switches") leaves them out: {@link v8Flags}
  * is then empty and {@link withV8Flags} adds nothing, so workers and the benchmarks' servers run
  * with V8's defaults and the next machine can measure the flags again. The container image's
  * ENTRYPOINT names them itself; override the entrypoint to run it without them.
