@@ -14,7 +14,13 @@
  * - dnsdist: for forwarding scenarios, when installed, PowerDNS's dnsdist forwarding to the same
  *   upstream (C++, no packet cache);
  * - upstream: for forwarding scenarios, the upstream itself, asked directly: the latency a
- *   forwarder adds is its tail against this one's.
+ *   forwarder adds is its tail against this one's;
+ * - coredns: for scenarios that give a CoreDNS Corefile (cache-file), a real CoreDNS on the same
+ *   job, from the binary COREDNS_BINARY names (never part of the repository; without it the run
+ *   says so and goes on without the peer). Go follows the CPU affinity, so it runs on one core too.
+ *
+ * Every row also gives the server process's resident memory (VmRSS) after the measured rounds and
+ * its peak (VmHWM) from start to then, from /proc: a container's limit kills on the peak.
  *
  * Foghorn and the Node peers run with the V8 flags the container image gives Foghorn
  * (packages/foghorn/src/v8-flags.ts), so a ratio compares code with code.
@@ -46,7 +52,7 @@
  * and a peer's give that pair's p99 ratio, printed after the table), BENCH_WORKERS_CPUS (the `workers`
  * scenario's cores, default BENCH_SERVER_CPUS,BENCH_CLIENT_CPUS), BENCH_DNSPERF_ARGS (more
  * dnsperf arguments: `-m tcp -c 16`), BENCH_PEERS (comma-separated names:
- * raw, naive, dns2, miekg, knot, unbound, relay, dnsdist, upstream; `none` for no peer), BENCH_CPU_PROF (a directory:
+ * raw, naive, dns2, miekg, knot, unbound, relay, dnsdist, upstream, coredns; `none` for no peer), BENCH_CPU_PROF (a directory:
  * Foghorn runs under `node --cpu-prof` and leaves `foghorn-<scenario>.cpuprofile` there),
  * BENCH_KEEP_DAMON=1 (leave the kernel's access monitor running: by default a run pauses it, damon.ts says why),
  * BENCH_BASELINE (another built checkout, e.g. `git archive` of the commit before a change with
@@ -68,7 +74,7 @@ import dnsPacket from 'dns-packet';
 import { v8Flags } from 'foghorn';
 import { cli, foghornListening, here, loadScenario, scenarioNames, stopChild, waitForPort } from './harness.js';
 import { pauseDamon, resumeDamon } from './damon.js';
-import { stealMs, treeCpuSeconds } from './proc.js';
+import { memoryMb, stealMs, treeCpuSeconds } from './proc.js';
 import type { ScenarioSetup } from './scenario.js';
 
 const env = process.env;
@@ -91,7 +97,7 @@ const extraArgs = env['BENCH_DNSPERF_ARGS']?.split(/\s+/).filter(Boolean) ?? [];
 const cpuProfileDir = env['BENCH_CPU_PROF'];
 const baseline = env['BENCH_BASELINE'];
 /** The issue's scenario list, in its order; `workers` and `kubernetes` are checked for below. */
-const defaultScenarios = ['whoami', 'lighthouse', 'kubernetes', 'cache', 'forward', 'corefile-example', 'workers'];
+const defaultScenarios = ['whoami', 'lighthouse', 'kubernetes', 'cache', 'cache-file', 'forward', 'corefile-example', 'workers'];
 
 /** A server under test, listening on 127.0.0.1:port. */
 interface Server {
@@ -284,6 +290,22 @@ async function dnsdistPeer(dir: string, upstreamPort: number): Promise<Server> {
   return { name: 'dnsdist', port, process: child };
 }
 
+/** A real CoreDNS serving the scenario's own job (`setup.coredns`), from COREDNS_BINARY. */
+async function corednsPeer(dir: string, corefileFor: (port: number) => string): Promise<Server> {
+  const binary = env['COREDNS_BINARY'];
+  if (!binary) throw new Error('COREDNS_BINARY is not set: point it at a coredns binary to compare with CoreDNS');
+  if (!existsSync(binary)) throw new Error(`COREDNS_BINARY '${binary}' does not exist`);
+  const port = await freePort();
+  const corefile = join(dir, 'Corefile-coredns');
+  writeFileSync(corefile, corefileFor(port));
+  const child = pinned(binary, ['-conf', corefile, '-quiet']);
+  child.stdout!.resume();
+  child.stderr!.resume();
+  await answers(port, child);
+  const version = spawnSync(binary, ['-version'], { encoding: 'utf8' }).stdout.split('\n')[0]?.trim();
+  return { name: version || 'CoreDNS', port, process: child };
+}
+
 const installed = (command: string): boolean => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 
 /** The peers for a scenario: forwarding ones get the relay and the upstream itself, answering ones the rest. */
@@ -304,6 +326,8 @@ function peersFor(setup: ScenarioSetup, dir: string): Array<[string, () => Promi
           ...(installed('dnsdist') ? [['dnsdist', () => dnsdistPeer(dir, upstream.port)] as [string, () => Promise<Server>]] : []),
           ['upstream', () => Promise.resolve({ name: 'the upstream itself', port: upstream.port, process: upstream.process })],
         ];
+  const corednsCorefile = setup.coredns;
+  if (corednsCorefile !== undefined) all.unshift(['coredns', () => corednsPeer(dir, corednsCorefile)]);
   return all.filter(([name]) => !onlyPeers || onlyPeers.includes(name));
 }
 
@@ -403,16 +427,18 @@ interface Row {
   loop?: LoopStats;
   /** Foghorn's QPS over the peer's, and the peer's CPU per query over Foghorn's: per round, then the median. */
   ratio?: { qps: number; cpu: number };
+  /** The server process's VmRSS after the measured rounds and its VmHWM until then, MB. */
+  memory?: { rssMb: number; hwmMb: number };
 }
 
 const fmt = (value: number, digits: number): string => (Number.isFinite(value) ? value.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
 
 function table(rows: Row[]): string {
   const lines = [
-    '| scenario | server | QPS | p50 ms | p99 ms | CPU µs/q | Foghorn ÷ peer (QPS / CPU) | tail p99 ms | tail p99.9 ms | tail steal ms | tail CPU µs/q | loop delay p99 / max ms | GC pauses (n, max ms) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | server | QPS | p50 ms | p99 ms | CPU µs/q | Foghorn ÷ peer (QPS / CPU) | tail p99 ms | tail p99.9 ms | tail steal ms | tail CPU µs/q | loop delay p99 / max ms | GC pauses (n, max ms) | RSS / VmHWM MB |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const { scenario, server, result, tail, tailStealMs, tailCpuUs, loop, ratio } of rows) {
+  for (const { scenario, server, result, tail, tailStealMs, tailCpuUs, loop, ratio, memory } of rows) {
     lines.push(
       `| ${scenario} | ${server} | ${fmt(result.qps, 0)} | ${fmt(result.p50Ms, 3)} | ${fmt(result.p99Ms, 3)} | ${fmt(result.cpuUs, 1)} | ${
         ratio ? `${fmt(ratio.qps, 2)} / ${fmt(ratio.cpu, 2)}` : ''
@@ -420,7 +446,7 @@ function table(rows: Row[]): string {
         loop ? `${fmt(loop.loopP99Ms, 2)} / ${fmt(loop.loopMaxMs, 1)}` : ''
       } | ${
         loop ? `${loop.gc.count}, ${fmt(loop.gc.maxMs, 2)}` : ''
-      } |`,
+      } | ${memory ? `${fmt(memory.rssMb, 0)} / ${fmt(memory.hwmMb, 0)}` : ''} |`,
     );
   }
   return lines.join('\n');
@@ -510,7 +536,7 @@ try {
         const all = results.get(server)!;
         const pick = (key: Exclude<keyof RunResult, 'codes'>): number => median(all.map((result) => result[key]));
         const result: RunResult = { qps: pick('qps'), completed: pick('completed'), lost: pick('lost'), p50Ms: pick('p50Ms'), p99Ms: pick('p99Ms'), p999Ms: pick('p999Ms'), cpuUs: pick('cpuUs'), codes: all[0]!.codes };
-        return { scenario: run.label, server: server.name, result };
+        return { scenario: run.label, server: server.name, result, memory: memoryMb(server.process.pid) };
       });
       if (tailSeconds > 0) {
         const stealCpus = cpuList(run.cpus ?? serverCpus);

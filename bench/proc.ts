@@ -50,3 +50,17 @@ export function stealMs(cpus: readonly number[]): number {
     return NaN;
   }
 }
+
+/**
+ * A process's resident memory now (VmRSS) and its peak since it started (VmHWM), in MB
+ * (10^6 bytes), from /proc/PID/status; undefined once it is gone.
+ */
+export function memoryMb(pid: number | undefined): { rssMb: number; hwmMb: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMb: (kb('VmRSS') * 1024) / 1e6, hwmMb: (kb('VmHWM') * 1024) / 1e6 };
+  } catch {
+    return undefined;
+  }
+}

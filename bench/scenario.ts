@@ -27,6 +27,11 @@ export interface ScenarioSetup {
    * same chain without some plugins, so Foghorn's ratio to a variant is what those plugins cost.
    */
   readonly variants?: ReadonlyArray<{ readonly label: string; readonly corefile: string }>;
+  /**
+   * The same job as a Corefile for a real CoreDNS listening on 127.0.0.1 `port`: bench:dnsperf
+   * runs it as the `coredns` peer when COREDNS_BINARY names a binary.
+   */
+  readonly coredns?: (port: number) => string;
   /** Stops whatever `setup` started (an upstream, a test API server). */
   cleanup(): Promise<void>;
 }
