@@ -16,15 +16,13 @@
 import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { LRUCache } from 'lru-cache';
 import { Flags, isSubdomain, matchZone, nextOrFailure, Rcode, Request } from '@foghorn/core';
 import type { Handler, HandlerResult, ResponseWriter, Transport } from '@foghorn/core';
 import { classNumber, packetRcode, ResponseType, typeNumber } from '@foghorn/core/wire';
 import { canonicalName, clampTtl, classify, isDenial, minimalTtl } from './classify.js';
-import { buildEntry, Entry } from './item.js';
+import { EntryStore, keyBits, Tier } from './store.js';
 import { serverCells } from './metrics.js';
 import type { CacheMetrics, ServerCells } from './metrics.js';
-import { effectiveCapacity } from './setup.js';
 import type { CacheOptions } from './setup.js';
 
 /** Who a {@link CachingWriter} writes for. */
@@ -68,18 +66,12 @@ function chainCopy(req: Request, transport: Transport): Request {
   return copy;
 }
 
-/** The lookup key: DO, CD, type, class and the lower-cased name (CoreDNS hashes the same). */
-function keyOf(req: Request): string {
-  const bits = (req.dnssecOk ? 2 : 0) | ((req.flags & Flags.CD) !== 0 ? 1 : 0);
-  return `${bits}${req.qtype}/${req.qclass}/${req.qname}`;
-}
-
 /** The response cache of one server block. */
 export class Cache implements Handler {
   readonly name = 'cache';
   private next: Handler | null = null;
-  private readonly successCache: LRUCache<string, Entry>;
-  private readonly denialCache: LRUCache<string, Entry>;
+  /** Both caches' entries, keyed on DO, CD, type, class and the lower-cased name. */
+  private readonly store: EntryStore;
   private readonly allZones: boolean;
   private readonly zonesLabel: string;
   private readonly staleUpToSeconds: number;
@@ -87,8 +79,6 @@ export class Cache implements Handler {
   /** Cells of the last server label seen: a listener sends runs of queries with the same one. */
   private lastServer: string | undefined;
   private lastCells: ServerCells | undefined;
-  /** The cells of the query being stored, for counting evictions in `dispose`. */
-  private storing: ServerCells | undefined;
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
@@ -96,23 +86,13 @@ export class Cache implements Handler {
     private readonly metrics: CacheMetrics,
     /** The clock in milliseconds; tests move it instead of sleeping. */
     readonly now: () => number = Date.now,
+    /** Picks the entry a full shard evicts, in [0, 1); tests fix it. */
+    random: () => number = Math.random,
   ) {
     this.allZones = options.zones.includes('.');
     this.zonesLabel = options.zones.join(',');
     this.staleUpToSeconds = Math.trunc(options.staleUpToMs / 1000);
-    // LRU instead of CoreDNS's random pick within a shard: the capacity is the same.
-    this.successCache = new LRUCache<string, Entry>({
-      max: effectiveCapacity(options.success.capacity),
-      dispose: (_value, _key, reason) => {
-        if (reason === 'evict' && this.storing) this.storing.successEvictions.value++;
-      },
-    });
-    this.denialCache = new LRUCache<string, Entry>({
-      max: effectiveCapacity(options.denial.capacity),
-      dispose: (_value, _key, reason) => {
-        if (reason === 'evict' && this.storing) this.storing.denialEvictions.value++;
-      },
-    });
+    this.store = new EntryStore(options.success.capacity, options.denial.capacity, random);
   }
 
   /** Called once when the chain is built. */
@@ -133,7 +113,7 @@ export class Cache implements Handler {
 
   /** Entries in the success and denial caches. */
   get size(): { success: number; denial: number } {
-    return { success: this.successCache.size, denial: this.denialCache.size };
+    return { success: this.store.count(Tier.Success), denial: this.store.count(Tier.Denial) };
   }
 
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
@@ -141,24 +121,28 @@ export class Cache implements Handler {
     const cells = this.cellsFor(req.server);
     cells.requests.value++;
     const now = this.now();
-    const key = keyOf(req);
-    const entry = this.lookup(key, req, now, cells);
-    if (entry === undefined) {
+    const bits = keyBits(req);
+    const slot = this.lookup(req, bits, now, cells);
+    if (slot < 0) {
       cells.misses.value++;
       const copy = chainCopy(req, req.transport);
-      return nextOrFailure(this.name, this.next, copy, new CachingWriter(this, copy, w, key, cells, Mode.Client, (req.flags & Flags.AD) !== 0));
+      return nextOrFailure(this.name, this.next, copy, new CachingWriter(this, copy, w, bits, cells, Mode.Client, (req.flags & Flags.AD) !== 0));
     }
-    const ttl = entry.ttlAt(now);
+    const store = this.store;
+    const ttl = store.ttlAt(slot, now);
     let replyTtl = ttl;
     if (ttl < 0) {
-      if (this.options.staleMode === 'verify') return this.verifyStale(req, w, entry, key, cells);
+      if (this.options.staleMode === 'verify') return this.verifyStale(req, w, slot, bits, cells);
       replyTtl = this.options.staleResponseTtlSeconds;
-      this.refresh(req, entry, key, cells, Mode.Stale, now);
+      this.refresh(req, slot, bits, cells, Mode.Stale, now);
       cells.servedStale.value++;
-    } else if (this.shouldPrefetch(entry, now)) {
-      this.refresh(req, entry, key, cells, Mode.Prefetch, now);
+    } else if (this.shouldPrefetch(slot, now)) {
+      this.refresh(req, slot, bits, cells, Mode.Prefetch, now);
     }
-    w.writeWire(entry.reply(req, this.options.keepTtl ? entry.origTtl : replyTtl), entry.recordedSize);
+    // The size recorders count: without the OPT a hit adds for an EDNS client. CoreDNS's hit is a
+    // message built from an item that keeps no OPT, and its scrub adds the OPT after the
+    // recorders have counted.
+    w.writeWire(store.reply(slot, req, this.options.keepTtl ? store.ttlSeconds[slot]! : replyTtl), store.length[slot]);
     return 0;
   }
 
@@ -179,54 +163,58 @@ export class Cache implements Handler {
     return cells;
   }
 
-  /** Usable: fresh, or expired for less than the serve_stale window. */
-  private usable(entry: Entry | undefined, req: Request, now: number): entry is Entry {
-    if (entry === undefined || !entry.matches(req)) return false;
-    const ttl = entry.ttlAt(now);
+  /** Usable: an entry, fresh or expired for less than the serve_stale window. */
+  private usable(slot: number, now: number): boolean {
+    if (slot < 0) return false;
+    const ttl = this.store.ttlAt(slot, now);
     return ttl > 0 || (this.staleUpToSeconds > 0 && -ttl < this.staleUpToSeconds);
   }
 
-  /** Denial cache first, then success; counts the hit by the cache it came from. */
-  private lookup(key: string, req: Request, now: number, cells: ServerCells): Entry | undefined {
-    const success = this.successCache.get(key);
-    if (this.options.preferPositive && this.usable(success, req, now) && success.answers) {
+  /** Denial cache first, then success; counts the hit by the cache it came from. Returns the slot or -1. */
+  private lookup(req: Request, bits: number, now: number, cells: ServerCells): number {
+    const store = this.store;
+    store.find(req.qname, req.qtype, req.qclass, bits);
+    const success = store.foundSuccess;
+    const denial = store.foundDenial;
+    if (this.options.preferPositive && this.usable(success, now) && store.answers(success)) {
       cells.successHits.value++;
       return success;
     }
-    const denial = this.denialCache.get(key);
-    if (this.usable(denial, req, now)) {
-      // A cached SERVFAIL gives way to a usable positive answer for the same question.
-      if (denial.kind !== ResponseType.ServerError || !this.usable(success, req, now)) {
-        cells.denialHits.value++;
-        return denial;
-      }
+    // A cached SERVFAIL gives way to a usable positive answer for the same question.
+    if (this.usable(denial, now) && (store.kind[denial] !== ResponseType.ServerError || !this.usable(success, now))) {
+      cells.denialHits.value++;
+      return denial;
     }
-    if (this.usable(success, req, now)) {
+    if (this.usable(success, now)) {
       cells.successHits.value++;
       return success;
     }
-    return undefined;
+    return -1;
   }
 
   /** CoreDNS's `shouldPrefetch`: enough hits in the window, and little TTL left. */
-  private shouldPrefetch(entry: Entry, now: number): boolean {
+  private shouldPrefetch(slot: number, now: number): boolean {
     const { prefetchAmount, prefetchDurationMs, prefetchPercentage } = this.options;
     if (prefetchAmount <= 0) return false;
-    if (entry.lastHitMs < now - prefetchDurationMs) entry.hits = 1;
-    else entry.hits++;
-    entry.lastHitMs = now;
-    const threshold = Math.ceil((prefetchPercentage / 100) * entry.origTtl);
-    return entry.hits >= prefetchAmount && entry.ttlAt(now) <= threshold;
+    const store = this.store;
+    if (store.lastHitMs[slot]! < now - prefetchDurationMs) store.hits[slot] = 1;
+    else store.hits[slot]!++;
+    store.lastHitMs[slot] = now;
+    const threshold = Math.ceil((prefetchPercentage / 100) * store.ttlSeconds[slot]!);
+    return store.hits[slot]! >= prefetchAmount && store.ttlAt(slot, now) <= threshold;
   }
 
-  /** Starts a background refresh of `entry` unless one is in flight or a recent one failed. */
-  private refresh(req: Request, entry: Entry, key: string, cells: ServerCells, mode: Mode.Prefetch | Mode.Stale, now: number): void {
-    if (entry.refreshing) return;
-    if (this.options.failureRecheckMs > 0 && now - entry.failedAtMs < this.options.failureRecheckMs) return;
-    entry.refreshing = true;
+  /** Starts a background refresh of the entry unless one is in flight or a recent one failed. */
+  private refresh(req: Request, slot: number, bits: number, cells: ServerCells, mode: Mode.Prefetch | Mode.Stale, now: number): void {
+    const store = this.store;
+    if (store.isRefreshing(slot)) return;
+    if (this.options.failureRecheckMs > 0 && now - store.failedAtMs[slot]! < this.options.failureRecheckMs) return;
+    store.setRefreshing(slot, true);
+    // The slot may hold another entry by the time the refresh ends (evicted, then reused).
+    const generation = store.generation[slot];
     cells.prefetch.value++;
     const copy = chainCopy(req, 'tcp');
-    const writer = new CachingWriter(this, copy, null, key, cells, mode, false);
+    const writer = new CachingWriter(this, copy, null, bits, cells, mode, false);
     const run = Promise.resolve()
       .then(() => nextOrFailure(this.name, this.next, copy, writer))
       .then(
@@ -235,15 +223,18 @@ export class Cache implements Handler {
         () => undefined,
       )
       .then(() => {
-        entry.refreshing = false;
         const fresh = writer.stored;
-        if (fresh === undefined) {
-          entry.failedAtMs = this.now();
+        if (fresh < 0) {
+          if (store.generation[slot] === generation) {
+            store.setRefreshing(slot, false);
+            store.failedAtMs[slot] = this.now();
+          }
           return;
         }
-        // The new entry keeps the popularity the old one earned.
-        fresh.hits = entry.hits;
-        fresh.lastHitMs = now;
+        if (store.generation[slot] === generation) store.setRefreshing(slot, false);
+        // The new entry kept the hits the old one earned (EntryInfo.keepHits), counted from the
+        // refresh's start as CoreDNS's `Freq.Reset` does.
+        if (store.generation[fresh] === writer.storedGeneration) store.lastHitMs[fresh] = now;
       });
     this.track(run);
   }
@@ -254,9 +245,12 @@ export class Cache implements Handler {
   }
 
   /** serve_stale verify: the chain first; the stale entry when it fails or is too slow. */
-  private async verifyStale(req: Request, w: ResponseWriter, entry: Entry, key: string, cells: ServerCells): Promise<number> {
+  private async verifyStale(req: Request, w: ResponseWriter, slot: number, bits: number, cells: ServerCells): Promise<number> {
+    // Made now: while the chain works, the entry may be replaced or evicted and its slot reused.
+    const stale = this.store.reply(slot, req, this.options.keepTtl ? this.store.ttlSeconds[slot]! : this.options.staleResponseTtlSeconds);
+    const staleSize = this.store.length[slot];
     const copy = chainCopy(req, req.transport);
-    const writer = new CachingWriter(this, copy, w, key, cells, Mode.Verify, (req.flags & Flags.AD) !== 0);
+    const writer = new CachingWriter(this, copy, w, bits, cells, Mode.Verify, (req.flags & Flags.AD) !== 0);
     const run = Promise.resolve()
       .then(() => nextOrFailure(this.name, this.next, copy, writer))
       .catch(() => -1);
@@ -279,36 +273,45 @@ export class Cache implements Handler {
     }
     if (writer.refreshed) return rcode ?? 0;
     cells.servedStale.value++;
-    w.writeWire(entry.reply(req, this.options.keepTtl ? entry.origTtl : this.options.staleResponseTtlSeconds), entry.recordedSize);
+    w.writeWire(stale, staleSize);
     return 0;
   }
 
   /**
-   * Stores a reply whose TTLs are already `ttl`; returns the entry, or undefined when a
-   * `disable` zone or an encoding failure keeps it out.
+   * Stores a reply whose TTLs are already `ttl`; returns the slot, or -1 when a `disable` zone
+   * or an encoding failure keeps it out.
    */
-  store(key: string, req: Request, msg: Packet, kind: ResponseType, ttl: number, now: number, cells: ServerCells, mode: Mode): Entry | undefined {
+  put(bits: number, req: Request, msg: Packet, kind: ResponseType, ttl: number, now: number, cells: ServerCells, mode: Mode): number {
     const denial = isDenial(kind);
     const except = denial ? this.options.disableDenial : this.options.disableSuccess;
-    if (except.length > 0 && matchZone(except, req.qname) !== undefined) return undefined;
-    const entry = buildEntry(msg, {
-      qname: req.qname,
-      qtype: req.qtype,
-      qclass: req.qclass,
-      ttl,
+    if (except.length > 0 && matchZone(except, req.qname) !== undefined) return -1;
+    let wire: Buffer;
+    try {
+      wire = dnsPacket.encode({ ...msg, id: 0, flags: (msg.flags ?? 0) & ~Flags.TC });
+    } catch {
+      return -1;
+    }
+    const store = this.store;
+    const tier = denial ? Tier.Denial : Tier.Success;
+    const slot = store.put(tier, req.qname, req.qtype, req.qclass, bits, wire, {
+      ttlSeconds: ttl,
       nowMs: now,
       kind,
       answers: kind === ResponseType.NoError && (msg.answers?.length ?? 0) > 0,
+      keepHits: mode === Mode.Prefetch || mode === Mode.Stale,
     });
-    if (entry === undefined) return undefined;
-    this.storing = cells;
-    (denial ? this.denialCache : this.successCache).set(key, entry);
+    if (slot < 0) return -1;
+    if (store.evicted) (denial ? cells.denialEvictions : cells.successEvictions).value++;
     // A refreshed positive answer replaces whatever negative one was kept for the question.
-    if (!denial && mode !== Mode.Client) this.denialCache.delete(key);
-    this.storing = undefined;
-    cells.successEntries.value = this.successCache.size;
-    cells.denialEntries.value = this.denialCache.size;
-    return entry;
+    if (!denial && mode !== Mode.Client) store.remove(Tier.Denial, req.qname, req.qtype, req.qclass, bits);
+    cells.successEntries.value = store.count(Tier.Success);
+    cells.denialEntries.value = store.count(Tier.Denial);
+    return slot;
+  }
+
+  /** The generation of a slot (see {@link EntryStore.generation}). */
+  generationOf(slot: number): number {
+    return this.store.generation[slot]!;
   }
 
   /** The stored duration of a reply of this kind, in milliseconds (CoreDNS's `computeTTL`). */
@@ -325,8 +328,9 @@ export class Cache implements Handler {
  * passes it on to the client when there is one.
  */
 class CachingWriter implements ResponseWriter {
-  /** The entry this reply became, if it was stored. */
-  stored: Entry | undefined;
+  /** The slot of the entry this reply became, -1 until it is stored, and that entry's generation. */
+  stored = -1;
+  storedGeneration = 0;
   /** serve_stale verify: true once a good reply went to the client. */
   refreshed = false;
   private detached = false;
@@ -335,7 +339,8 @@ class CachingWriter implements ResponseWriter {
     private readonly cache: Cache,
     private readonly req: Request,
     private readonly inner: ResponseWriter | null,
-    private readonly key: string,
+    /** The key's DO and CD bits ({@link keyBits}). */
+    private readonly bits: number,
     private readonly cells: ServerCells,
     private readonly mode: Mode,
     /** Whether the client set AD: the copy sent down the chain has AD forced on. */
@@ -387,7 +392,8 @@ class CachingWriter implements ResponseWriter {
     };
     if (cacheable && durationMs > 0 && acceptable) {
       if (matches) {
-        this.stored = cache.store(this.key, req, out, kind, ttl, now, this.cells, this.mode);
+        this.stored = cache.put(this.bits, req, out, kind, ttl, now, this.cells, this.mode);
+        if (this.stored >= 0) this.storedGeneration = cache.generationOf(this.stored);
       } else {
         this.cells.drops.value++;
       }

@@ -21,7 +21,7 @@ import { createCacheMetrics } from './metrics.js';
 
 /** Capacity and TTL bounds of one of the two caches. */
 export interface CacheTier {
-  /** Entries as written (`success 10000`); the cache holds {@link effectiveCapacity} of them. */
+  /** Entries as written (`success 10000`); the cache holds `effectiveCapacity` of them (store.ts). */
   readonly capacity: number;
   /** Upper bound of an entry's TTL, in seconds. */
   readonly maxTtlSeconds: number;
@@ -84,15 +84,6 @@ export const defaultPrefetchPercentage = 10;
 export const defaultStaleUpToMs = 3_600_000;
 /** FAILURE_RECHECK is capped like SERVFAIL caching. */
 export const maxFailureRecheckMs = 300_000;
-/** CoreDNS splits each cache into 256 shards of at least 4 entries. */
-const shards = 256;
-const minShardSize = 4;
-
-/** The entries a cache of `capacity` really holds: 256 × max(⌊capacity/256⌋, 4), so at least 1024. */
-export function effectiveCapacity(capacity: number): number {
-  return shards * Math.max(Math.floor(capacity / shards), minShardSize);
-}
-
 function parseTier(c: Controller, tier: CacheTier): CacheTier {
   const args = c.remainingArgs();
   if (args.length === 0) throw c.argError();
@@ -269,6 +260,8 @@ export function parseCache(c: Controller): CacheOptions {
 export interface CacheHooks {
   /** The clock, in milliseconds since the epoch; `Date.now` by default. */
   readonly now?: () => number;
+  /** Picks the entry a full shard evicts, a number in [0, 1); `Math.random` by default. */
+  readonly random?: () => number;
   /** Called with every cache the plugin creates, so a test can wait for background refreshes. */
   readonly onCreate?: (cache: Cache) => void;
 }
@@ -283,7 +276,7 @@ export const setup: (c: Controller) => void = setupWith();
 
 function setupBlock(c: Controller, hooks: CacheHooks): void {
   const options = parseCache(c);
-  const cache = new Cache(options, createCacheMetrics(c.registry), hooks.now ?? Date.now);
+  const cache = new Cache(options, createCacheMetrics(c.registry), hooks.now ?? Date.now, hooks.random ?? Math.random);
   hooks.onCreate?.(cache);
   c.onShutdown(() => cache.close());
   c.addHandler((next) => cache.link(next));

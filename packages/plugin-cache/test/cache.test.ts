@@ -8,6 +8,7 @@ import type { Answerer, Reply, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import { createCachePlugin } from '@foghorn/plugin-cache';
 import type { Cache } from '@foghorn/plugin-cache';
+import { shardOf } from '../src/store.js';
 
 const soa = (zone: string, ttl: number, minimum = ttl): Answer => ({
   type: 'SOA',
@@ -42,12 +43,12 @@ interface Harness {
   metric(name: string): Promise<{ labels: Record<string, string | number>; value: number }[]>;
 }
 
-async function harness(t: { after(fn: () => Promise<void>): void }, cacheLine: string, upstream = new FakeBackend()): Promise<Harness> {
+async function harness(t: { after(fn: () => Promise<void>): void }, cacheLine: string, upstream = new FakeBackend(), random?: () => number): Promise<Harness> {
   const h = {
     clock: 1_700_000_000_000,
     caches: [] as Cache[],
   } as Harness;
-  const cache = createCachePlugin({ now: () => h.clock, onCreate: (c) => h.caches.push(c) });
+  const cache = createCachePlugin({ now: () => h.clock, onCreate: (c) => h.caches.push(c), ...(random ? { random } : {}) });
   const server = await startServer(`.:0 {\n bind 127.0.0.1\n ${cacheLine}\n upstream\n}\n`, {
     directives: directivesOf(bind, cache, upstream.plugin('upstream')),
   });
@@ -442,20 +443,27 @@ test('serve_stale verify with a timeout serves stale when upstream is slow', asy
   assert.deepEqual(ttlsOf(await h.ask('example.org')), [60], 'the late verify still refreshed the entry');
 });
 
-test('a full cache evicts an entry when a new one comes in', async (t) => {
-  const h = await harness(t, 'cache {\n  success 1\n }');
+test('a full shard evicts one of its own entries at random, as CoreDNS does', async (t) => {
+  // The victim is the shard's member at ⌊random × count⌋: with 0, the first stored.
+  const h = await harness(t, 'cache {\n  success 1\n }', new FakeBackend(), () => 0);
   h.upstream.table.set('* A', aReply([300]));
-  // `success 1` still holds 1024 entries (256 shards of at least 4).
-  for (let i = 0; i <= 1024; i++) await h.ask(`n${i}.example.org`);
-  const evictions = await h.metric('coredns_cache_evictions_total');
-  assert.deepEqual(
-    evictions.map((r) => [r.labels['type'], r.value]),
-    [['success', 1], ['denial', 0]],
-  );
+  // `success 1` still holds 1024 entries: 256 shards of at least 4. Five names of one shard.
+  const shard = shardOf('n0.example.org.', 1, 1, 0);
+  const names: string[] = [];
+  for (let i = 0; names.length < 5; i++) if (shardOf(`n${i}.example.org.`, 1, 1, 0) === shard) names.push(`n${i}.example.org`);
+  const other = Array.from({ length: 50 }, (_, i) => `o${i}.example.org`).find((name) => shardOf(`${name}.`, 1, 1, 0) !== shard)!;
+  for (const name of [...names.slice(0, 4), other]) await h.ask(name);
+  const evictions = async (): Promise<unknown> => (await h.metric('coredns_cache_evictions_total')).map((r) => [r.labels['type'], r.value]);
+  assert.deepEqual(await evictions(), [['success', 0], ['denial', 0]], 'four entries fill the shard, another shard is apart');
+  await h.ask(names[4]!);
+  assert.deepEqual(await evictions(), [['success', 1], ['denial', 0]]);
   const entries = await h.metric('coredns_cache_entries');
-  assert.deepEqual(entries.map((r) => [r.labels['type'], r.value]), [['success', 1024], ['denial', 0]]);
-  await h.ask('n0.example.org');
-  assert.equal(h.upstream.count, 1026, 'the oldest entry was the one evicted');
+  assert.deepEqual(entries.map((r) => [r.labels['type'], r.value]), [['success', 5], ['denial', 0]]);
+  assert.equal(h.upstream.count, 6);
+  for (const name of [...names.slice(1), other]) await h.ask(name);
+  assert.equal(h.upstream.count, 6, 'the other entries of the shard, and the other shard, are still there');
+  await h.ask(names[0]!);
+  assert.equal(h.upstream.count, 7, 'the evicted entry is asked for again');
 });
 
 test('a hit keeps the client question case and the owner names of the first reply', async (t) => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setupTable } from '@foghorn/testkit';
 import type { BadCase, GoodCase } from '@foghorn/testkit';
 import cache, { parseCache } from '@foghorn/plugin-cache';
-import { effectiveCapacity } from '../src/setup.js';
+import { effectiveCapacity } from '../src/store.js';
 import type { CacheOptions } from '@foghorn/plugin-cache';
 
 const defaults: CacheOptions = {

@@ -1,0 +1,220 @@
+/**
+ * The entry store on its own: what it keeps (walkable replies only), how a hit is patched (ID,
+ * flags, question case, TTLs counting down, OPT), the key (DO and CD apart), and CoreDNS's
+ * capacity: 256 shards, a full shard evicting one of its own entries at random.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import dnsPacket from 'dns-packet';
+import type { Answer, Packet } from 'dns-packet';
+import { Request } from '@foghorn/core';
+import { ResponseType } from '@foghorn/core/wire';
+import { makeQuery } from '@foghorn/testkit';
+import type { QueryOptions } from '@foghorn/testkit';
+import { BLOCK_BYTES, effectiveCapacity, EntryStore, keyBits, SHARDS, shardOf, Tier } from '../src/store.js';
+import type { EntryInfo } from '../src/store.js';
+
+const info: EntryInfo = { ttlSeconds: 30, nowMs: 0, kind: ResponseType.NoError, answers: true, keepHits: false };
+
+function replyWire(name: string, answers: Answer[], flags = 0): Buffer {
+  return dnsPacket.encode({ type: 'response', id: 0, flags, questions: [{ type: 'A', name, class: 'IN' }], answers });
+}
+const a = (name: string, data: string, ttl = 30): Answer => ({ type: 'A', name, ttl, data });
+
+function request(name: string, options: QueryOptions = {}): Request {
+  return Request.fromWire(makeQuery(name, 'A', { id: 7, ...options }), 'udp', '127.0.0.1', 5353);
+}
+
+/** A reproducible [0, 1) sequence (mulberry32), so eviction counts do not vary between runs. */
+function seeded(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Stores an A answer for `name` in `tier`; returns the slot. */
+function putName(store: EntryStore, name: string, tier = Tier.Success, bits = 0, entry: Partial<EntryInfo> = {}): number {
+  return store.put(tier, `${name}.`, 1, 1, bits, replyWire(name, [a(name, '192.0.2.1')]), { ...info, ...entry });
+}
+
+test('a reply without a question, or whose name or record runs off the end, is not stored', () => {
+  const store = new EntryStore(1024, 1024);
+  assert.equal(store.put(Tier.Success, 'a.example.', 1, 1, 0, dnsPacket.encode({ type: 'response', id: 0, questions: [], answers: [] }), info), -1);
+  const whole = replyWire('a.example', [a('a.example', '192.0.2.1')]);
+  // Every cut, from a header alone to one byte short, leaves something that cannot be walked.
+  for (let length = 12; length < whole.length; length++) {
+    assert.equal(store.put(Tier.Success, 'a.example.', 1, 1, 0, whole.subarray(0, length), info), -1, `cut at ${length}`);
+  }
+  assert.equal(store.count(Tier.Success), 0);
+  assert.ok(store.put(Tier.Success, 'a.example.', 1, 1, 0, whole, info) >= 0, 'the whole reply is stored');
+});
+
+test('a hit comes back with the query ID, AA, the client question case and the TTL asked for', () => {
+  const store = new EntryStore(1024, 1024);
+  const slot = store.put(Tier.Success, 'a.example.', 1, 1, 0, replyWire('A.example', [a('A.example', '192.0.2.1')], dnsPacket.RECURSION_AVAILABLE), info);
+  const reply = dnsPacket.decode(store.reply(slot, request('a.EXAMPLE'), 12));
+  assert.equal(reply.id, 7);
+  assert.equal(reply.type, 'response');
+  assert.equal(reply.flags! & 0x0580, 0x0580, 'AA, RD and RA');
+  assert.equal(reply.questions?.[0]?.name, 'a.EXAMPLE', "the client's case");
+  assert.deepEqual(reply.answers?.map((rr) => [rr.name, (rr as { ttl: number }).ttl, (rr as { data: unknown }).data]), [['A.example', 12, '192.0.2.1']], 'the owner name as first stored');
+});
+
+test('the TTL counts down in whole seconds and every record is rewritten, in a block and in a long reply', () => {
+  const store = new EntryStore(1024, 1024);
+  const short = putName(store, 'short.example', Tier.Success, 0, { nowMs: 1_000_500 });
+  // Enough records to need more than one block.
+  const records = Array.from({ length: 12 }, (_, i) => a('long.example', `192.0.2.${i + 1}`));
+  const wire = replyWire('long.example', records);
+  assert.ok(wire.length > BLOCK_BYTES);
+  const long = store.put(Tier.Success, 'long.example.', 1, 1, 0, wire, { ...info, nowMs: 1_000_500 });
+  for (const [slot, name, count] of [[short, 'short.example', 1], [long, 'long.example', 12]] as const) {
+    assert.equal(store.ttlAt(slot, 1_000_500), 30);
+    assert.equal(store.ttlAt(slot, 1_001_499), 30, 'less than a second later');
+    assert.equal(store.ttlAt(slot, 1_001_500), 29);
+    assert.equal(store.ttlAt(slot, 1_031_500), -1, 'expired');
+    for (const ttl of [29, 3, 0, 29]) {
+      const reply = dnsPacket.decode(store.reply(slot, request(name), ttl));
+      assert.deepEqual(reply.answers?.map((rr) => (rr as { ttl: number }).ttl), Array(count).fill(ttl));
+    }
+  }
+});
+
+test('an EDNS client gets an OPT with its size and DO bit; the recorded length stays without it', () => {
+  const store = new EntryStore(1024, 1024);
+  const slot = putName(store, 'a.example', Tier.Success, 2);
+  const wire = store.reply(slot, request('a.example', { udpSize: 1400, dnssecOk: true }), 30);
+  assert.equal(wire.length, store.length[slot]! + 11);
+  const opt = dnsPacket.decode(wire).additionals?.find((rr) => rr.type === 'OPT') as { udpPayloadSize: number; flags: number } | undefined;
+  assert.equal(opt?.udpPayloadSize, 1400);
+  assert.equal(opt?.flags, dnsPacket.DNSSEC_OK);
+  assert.equal(dnsPacket.decode(store.reply(slot, request('a.example'), 30)).additionals?.length, 0, 'no OPT for a client without one');
+});
+
+test('DO and CD are part of the key, and so are type, class and the cache', () => {
+  const store = new EntryStore(1024, 1024);
+  assert.equal(keyBits(request('a.example', { dnssecOk: true })), 2);
+  assert.equal(keyBits(request('a.example', { flags: dnsPacket.RECURSION_DESIRED | dnsPacket.CHECKING_DISABLED })), 1);
+  const slots = [0, 1, 2, 3].map((bits) => putName(store, 'a.example', Tier.Success, bits));
+  const denial = putName(store, 'a.example', Tier.Denial, 0);
+  assert.equal(new Set([...slots, denial]).size, 5);
+  for (const [bits, slot] of slots.entries()) {
+    store.find('a.example.', 1, 1, bits);
+    assert.equal(store.foundSuccess, slot);
+    assert.equal(store.foundDenial, bits === 0 ? denial : -1);
+  }
+  store.find('a.example.', 28, 1, 0);
+  assert.equal(store.foundSuccess, -1, 'another type');
+  store.find('a.example.', 1, 3, 0);
+  assert.equal(store.foundSuccess, -1, 'another class');
+  store.find('b.example.', 1, 1, 0);
+  assert.equal(store.foundSuccess, -1, 'another name');
+});
+
+test('storing the same question again replaces the entry in place, and removing frees its slot', () => {
+  const store = new EntryStore(1024, 1024);
+  const first = putName(store, 'a.example', Tier.Success, 0, { nowMs: 0 });
+  const others = [1, 2].map((bits) => putName(store, 'a.example', Tier.Success, bits));
+  const generation = store.generation[first]!;
+  assert.equal(putName(store, 'a.example', Tier.Success, 0, { nowMs: 5_000 }), first);
+  assert.notEqual(store.generation[first], generation, 'a refresh holding the old generation sees the change');
+  assert.equal(store.ttlAt(first, 5_000), 30);
+  assert.equal(store.count(Tier.Success), 3);
+  // The middle of the name's chain, then the rest: the others stay findable throughout.
+  store.remove(Tier.Success, 'a.example.', 1, 1, 1);
+  store.find('a.example.', 1, 1, 1);
+  assert.equal(store.foundSuccess, -1);
+  for (const [bits, slot] of [[0, first], [2, others[1]]] as const) {
+    store.find('a.example.', 1, 1, bits);
+    assert.equal(store.foundSuccess, slot);
+  }
+  assert.equal(store.count(Tier.Success), 2);
+  assert.equal(putName(store, 'b.example'), others[0], 'the freed slot is used again');
+});
+
+test('a refresh keeps the prefetch hit count of the entry it replaces; a miss starts from zero', () => {
+  const store = new EntryStore(1024, 1024);
+  const slot = putName(store, 'a.example');
+  store.hits[slot] = 9;
+  store.lastHitMs[slot] = 1234;
+  putName(store, 'a.example', Tier.Success, 0, { keepHits: true });
+  assert.equal(store.hits[slot], 9);
+  assert.equal(store.lastHitMs[slot], 1234);
+  putName(store, 'a.example');
+  assert.equal(store.hits[slot], 0);
+});
+
+test('a cache holds 256 shards of max(⌊capacity/256⌋, 4) entries, and a full shard evicts only its own', () => {
+  assert.equal(effectiveCapacity(10_000), 9984);
+  const store = new EntryStore(1, 1, () => 0.999);
+  const shard = shardOf('n0.example.', 1, 1, 0);
+  const names: string[] = [];
+  for (let i = 0; names.length < 6; i++) if (shardOf(`n${i}.example.`, 1, 1, 0) === shard) names.push(`n${i}.example`);
+  const slots = names.slice(0, 4).map((name) => putName(store, name));
+  assert.equal(store.evicted, false);
+  // random() = 0.999 picks the last of the shard's four members.
+  const fifth = putName(store, names[4]!);
+  assert.equal(store.evicted, true);
+  assert.equal(fifth, slots[3], 'the victim slot holds the new entry');
+  store.find(`${names[3]}.`, 1, 1, 0);
+  assert.equal(store.foundSuccess, -1, 'the victim is gone');
+  assert.equal(store.count(Tier.Success), 4);
+  // Every other shard still has room, and the denial cache has its own shards.
+  const elsewhere = Array.from({ length: 50 }, (_, i) => `o${i}.example`).find((name) => shardOf(`${name}.`, 1, 1, 0) !== shard)!;
+  putName(store, elsewhere);
+  assert.equal(store.evicted, false);
+  putName(store, names[5]!, Tier.Denial);
+  assert.equal(store.evicted, false);
+  assert.deepEqual([store.count(Tier.Success), store.count(Tier.Denial)], [5, 1]);
+});
+
+test('a full cache never holds more than its capacity, whatever the names', () => {
+  const store = new EntryStore(2048, 1024, seeded(1));
+  let evictions = 0;
+  for (let i = 0; i < 20_000; i++) {
+    putName(store, `n${i}.example`);
+    if (store.evicted) evictions++;
+  }
+  assert.ok(store.count(Tier.Success) <= effectiveCapacity(2048));
+  assert.equal(store.count(Tier.Success) + evictions, 20_000, 'each entry stored is held or was evicted');
+});
+
+test('a working set just above the capacity is mostly hits, where least-recently-used eviction would miss every time', () => {
+  // The benchmark's job (bench/scenario-cache-file.ts): 10,000 names cycled over, 9,984 entries.
+  const store = new EntryStore(10_000, 10_000, seeded(7));
+  const names = Array.from({ length: 10_000 }, (_, i) => `h${i}.example.org`);
+  let misses = 0;
+  for (let round = 0; round < 3; round++) {
+    misses = 0;
+    for (const name of names) {
+      store.find(`${name}.`, 1, 1, 0);
+      if (store.foundSuccess < 0) {
+        misses++;
+        putName(store, name);
+      }
+    }
+  }
+  // CoreDNS's shards fill as unevenly: it held 9,504 of these names in the same job.
+  assert.ok(misses < 1500, `${misses} misses in a round`);
+  assert.ok(store.count(Tier.Success) > 9000, `${store.count(Tier.Success)} entries`);
+});
+
+test('shards are spread: no shard gets more than a few times its share of names', () => {
+  const counts = new Array<number>(SHARDS).fill(0);
+  for (let i = 0; i < 25_600; i++) counts[shardOf(`svc${i}.ns${i % 100}.svc.cluster.local.`, 1, 1, 0)]!++;
+  assert.ok(Math.max(...counts) < 200 && Math.min(...counts) > 50, `${Math.min(...counts)}..${Math.max(...counts)}`);
+});
+
+test('a large reply replaced by a short one is served from the block, and the other way round', () => {
+  const store = new EntryStore(1024, 1024);
+  const records = (n: number): Answer[] => Array.from({ length: n }, (_, i) => a('x.example', `192.0.2.${i + 1}`));
+  for (const n of [12, 1, 12, 2]) {
+    const slot = store.put(Tier.Success, 'x.example.', 1, 1, 0, replyWire('x.example', records(n)), info);
+    const reply: Packet = dnsPacket.decode(store.reply(slot, request('x.example'), 30));
+    assert.deepEqual(reply.answers?.map((rr) => (rr as { data: unknown }).data), records(n).map((rr) => (rr as { data: unknown }).data));
+  }
+});
