@@ -142,7 +142,7 @@ export class Cache implements Handler {
     // The size recorders count: without the OPT a hit adds for an EDNS client. CoreDNS's hit is a
     // message built from an item that keeps no OPT, and its scrub adds the OPT after the
     // recorders have counted.
-    w.writeWire(store.reply(slot, req, this.options.keepTtl ? store.ttlSeconds[slot]! : replyTtl), store.length[slot]);
+    w.writeWire(store.reply(slot, req, this.options.keepTtl ? store.ttlSeconds(slot) : replyTtl), store.length(slot));
     return 0;
   }
 
@@ -173,7 +173,7 @@ export class Cache implements Handler {
   /** Denial cache first, then success; counts the hit by the cache it came from. Returns the slot or -1. */
   private lookup(req: Request, bits: number, now: number, cells: ServerCells): number {
     const store = this.store;
-    store.find(req.qname, req.qtype, req.qclass, bits);
+    store.find(req, bits);
     const success = store.foundSuccess;
     const denial = store.foundDenial;
     if (this.options.preferPositive && this.usable(success, now) && store.answers(success)) {
@@ -181,7 +181,7 @@ export class Cache implements Handler {
       return success;
     }
     // A cached SERVFAIL gives way to a usable positive answer for the same question.
-    if (this.usable(denial, now) && (store.kind[denial] !== ResponseType.ServerError || !this.usable(success, now))) {
+    if (this.usable(denial, now) && (store.kind(denial) !== ResponseType.ServerError || !this.usable(success, now))) {
       cells.denialHits.value++;
       return denial;
     }
@@ -200,7 +200,7 @@ export class Cache implements Handler {
     if (store.lastHitMs[slot]! < now - prefetchDurationMs) store.hits[slot] = 1;
     else store.hits[slot]!++;
     store.lastHitMs[slot] = now;
-    const threshold = Math.ceil((prefetchPercentage / 100) * store.ttlSeconds[slot]!);
+    const threshold = Math.ceil((prefetchPercentage / 100) * store.ttlSeconds(slot));
     return store.hits[slot]! >= prefetchAmount && store.ttlAt(slot, now) <= threshold;
   }
 
@@ -247,8 +247,8 @@ export class Cache implements Handler {
   /** serve_stale verify: the chain first; the stale entry when it fails or is too slow. */
   private async verifyStale(req: Request, w: ResponseWriter, slot: number, bits: number, cells: ServerCells): Promise<number> {
     // Made now: while the chain works, the entry may be replaced or evicted and its slot reused.
-    const stale = this.store.reply(slot, req, this.options.keepTtl ? this.store.ttlSeconds[slot]! : this.options.staleResponseTtlSeconds);
-    const staleSize = this.store.length[slot];
+    const stale = this.store.reply(slot, req, this.options.keepTtl ? this.store.ttlSeconds(slot) : this.options.staleResponseTtlSeconds);
+    const staleSize = this.store.length(slot);
     const copy = chainCopy(req, req.transport);
     const writer = new CachingWriter(this, copy, w, bits, cells, Mode.Verify, (req.flags & Flags.AD) !== 0);
     const run = Promise.resolve()
@@ -293,7 +293,7 @@ export class Cache implements Handler {
     }
     const store = this.store;
     const tier = denial ? Tier.Denial : Tier.Success;
-    const slot = store.put(tier, req.qname, req.qtype, req.qclass, bits, wire, {
+    const slot = store.put(tier, req, bits, wire, {
       ttlSeconds: ttl,
       nowMs: now,
       kind,
@@ -303,7 +303,7 @@ export class Cache implements Handler {
     if (slot < 0) return -1;
     if (store.evicted) (denial ? cells.denialEvictions : cells.successEvictions).value++;
     // A refreshed positive answer replaces whatever negative one was kept for the question.
-    if (!denial && mode !== Mode.Client) store.remove(Tier.Denial, req.qname, req.qtype, req.qclass, bits);
+    if (!denial && mode !== Mode.Client) store.remove(Tier.Denial, req, bits);
     cells.successEntries.value = store.count(Tier.Success);
     cells.denialEntries.value = store.count(Tier.Denial);
     return slot;

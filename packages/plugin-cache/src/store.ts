@@ -1,35 +1,38 @@
 /**
  * The cache's entries: both caches (success and denial) in one store of numbered slots, with
- * CoreDNS's capacity and eviction (plugin/pkg/cache) and no object per entry.
+ * CoreDNS's capacity and eviction (plugin/pkg/cache), and no object, string or Map entry per
+ * entry.
  *
- *   index     Map<qname, slot> ──► slot ─next─► slot ─next─► -1   the entries of one name: other
- *                                                                 types, classes, DO/CD, either cache
- *   columns   qtype[slot] storedMs[slot] ttlSeconds[slot] …       typed arrays, one per field
- *   slab      pages of 64 blocks of 256 bytes: block `slot` holds the reply's wire bytes;
- *             a longer reply has an array of its own (`large`)
- *   slots     success [0, S) · denial [S, S + D), each cache split into 256 shards by a hash of the
- *             key; a full shard makes room by evicting one of its entries at random
+ *   table   open addressing over [hash, slot + 1] pairs (Int32Array, at most 1/2 full): the key's
+ *           hash is computed from the query's own wire bytes (name folded to lower case, type,
+ *           class, DO and CD), so a lookup builds no key
+ *   slab    16 KiB pages of 64 blocks of 256 bytes, allocated as slots are first used; block
+ *           `slot` is the entry:
  *
- * Why not an object and a Buffer per entry behind lru-cache: a full default cache (2 × 9,984
- * entries) held about 80 MB resident that way, and least-recently-used eviction turns a working
- * set just above the capacity into all misses (every query evicts the entry asked next); CoreDNS's
- * random pick in a shard keeps most of them. Here an entry is a 256-byte block, a few dozen bytes
- * of columns and its name: nothing for the garbage collector to trace but the name.
+ *           ┌────────────── 32-byte header ──────────────┬──────── reply, up to 224 bytes ────────┐
+ *           │ hash qtype qclass bits state kind nameLen  │ header │ question │ RRs (no OPT)      │
+ *           │ flags length ttl wireTtl storedMs          │        │          │                   │
+ *           └────────────────────────────────────────────┴────────────────────────────────────────┘
+ *           a longer reply has an array of its own (`large`); its header stays in the block
+ *   slots   success [0, S) · denial [S, S + D), each cache split into 256 shards by the hash; a
+ *           full shard makes room by evicting one of its entries at random
  *
- * A hit copies the block and patches it (`reply`):
+ * Why: an Entry object, a Buffer and a Uint32Array of TTL offsets per entry behind lru-cache held
+ * 1,189 bytes an entry, and least-recently-used eviction turns a working set just above the
+ * capacity into all misses (every query evicts the entry asked for next); CoreDNS's random pick
+ * in a shard keeps most of it. Then, with a field per typed array and a Map from names, a hit
+ * on a cold entry read a dozen cache lines in as many places; here it reads the table's pair,
+ * then one block, front to back.
  *
- *   stored    ┌────────┬──────────────┬────────────────────────────────────────────┐
- *             │ header │ question     │ RRs (answer, authority, additional; no OPT) │
- *             └────────┴──────────────┴────────────────────────────────────────────┘
- *   per hit    ID,flags  client's case   TTL fields (in the block itself, when the
- *                                        remaining TTL changes: once a second at most)
- *                                                                     + OPT for EDNS clients
+ * A hit copies the reply and patches the copy (`reply`): ID, flags and the question's case from
+ * the query, and an OPT for EDNS clients. The TTL fields are rewritten in the block itself when
+ * the remaining TTL changes, once a second at most per entry.
  */
 // Bindings, not globals: per query (docs/architecture.md, "Per-query code").
 import { Buffer } from 'node:buffer';
 import { Flags, HEADER_LENGTH, OFFSET_ANCOUNT, OFFSET_ARCOUNT, OFFSET_FLAGS, OFFSET_NSCOUNT, REPLY_COPIED_FLAGS, TYPE_OPT } from '@foghorn/core';
 import type { Request } from '@foghorn/core';
-import { questionEnd as findQuestionEnd, skipName } from '@foghorn/core/wire';
+import { skipName } from '@foghorn/core/wire';
 import type { ResponseType } from '@foghorn/core/wire';
 
 /** Which of the two caches an entry is in. */
@@ -56,25 +59,51 @@ function shardSize(capacity: number): number {
   return Math.max(Math.floor(capacity / SHARDS), MIN_SHARD_SIZE);
 }
 
-/**
- * Bytes of a block. A reply to an A or AAAA query with a record or two, or a denial with its SOA,
- * takes 60 to 200 bytes; a longer one gets an array of its own.
- */
+/** Bytes of a block: the entry's header and, when it fits, its reply. */
 export const BLOCK_BYTES = 256;
 const PAGE_SHIFT = 6;
-/** Blocks per page: 16 KiB pages, allocated as slots are first used. */
+/** Blocks per page: 16 KiB pages. */
 const PAGE_BLOCKS = 1 << PAGE_SHIFT;
 const PAGE_MASK = PAGE_BLOCKS - 1;
 
-/** State bits of a slot. */
+/** Byte offsets in a block: the header, then the reply. Aligned for the page's typed views. */
+const H_HASH = 0; // i32: the key's hash, to find the entry's pair in the table
+const H_QTYPE = 4; // u16
+const H_QCLASS = 6; // u16
+const H_BITS = 8; // u8: DO and CD
+const H_STATE = 9; // u8: State bits
+const H_KIND = 10; // u8: the ResponseType
+const H_NAME_LENGTH = 11; // u8: the question name's length on the wire
+const H_FLAGS = 12; // u16: QR, AA, RA and the rcode, the header bits a hit takes from the entry
+const H_LENGTH = 14; // u16: bytes of the reply (no OPT)
+const H_TTL = 16; // i32: the TTL stored, in seconds: the clamped duration
+const H_WIRE_TTL = 20; // i32: the TTL now written in the reply's TTL fields
+const H_STORED_MS = 24; // f64: when the entry was stored, in milliseconds
+const HEADER_BYTES = 32;
+/** The longest reply kept in its block. A reply to an A or AAAA query, or a denial with its SOA, takes 60 to 200 bytes. */
+export const INLINE_BYTES = BLOCK_BYTES - HEADER_BYTES;
+
+/** State bits of an entry. */
 const enum State {
-  Used = 1,
   /** AD was set in the stored reply. */
-  Authenticated = 2,
+  Authenticated = 1,
   /** The reply answers the question (serve_stale_policy prefer_positive). */
-  Answers = 4,
+  Answers = 2,
   /** A prefetch or stale refresh of the entry is in flight. */
-  Refreshing = 8,
+  Refreshing = 4,
+}
+
+/** One page of blocks and the typed views its header fields are read through. */
+interface Page {
+  readonly bytes: Uint8Array;
+  readonly u16: Uint16Array;
+  readonly i32: Int32Array;
+  readonly f64: Float64Array;
+}
+
+function newPage(): Page {
+  const buffer = new ArrayBuffer(PAGE_BLOCKS * BLOCK_BYTES);
+  return { bytes: new Uint8Array(buffer), u16: new Uint16Array(buffer), i32: new Int32Array(buffer), f64: new Float64Array(buffer) };
 }
 
 /** What {@link EntryStore.put} records besides the key and the bytes. */
@@ -92,21 +121,9 @@ export interface EntryInfo {
   readonly keepHits: boolean;
 }
 
-/** The shard of a key: FNV-1a (32 bits) of it, as CoreDNS's FNV-64 of its key picks one. */
-export function shardOf(qname: string, qtype: number, qclass: number, bits: number): number {
-  let h = 0x811c9dc5;
-  h = Math.imul(h ^ bits, 0x01000193);
-  h = Math.imul(h ^ (qtype >> 8), 0x01000193);
-  h = Math.imul(h ^ (qtype & 0xff), 0x01000193);
-  h = Math.imul(h ^ (qclass >> 8), 0x01000193);
-  h = Math.imul(h ^ (qclass & 0xff), 0x01000193);
-  for (let i = 0; i < qname.length; i++) h = Math.imul(h ^ qname.charCodeAt(i), 0x01000193);
-  return (h >>> 0) & (SHARDS - 1);
-}
-
 /**
- * Offsets of the TTL field of every record of `wire[from, to)` (question first): `visit(offset)`
- * for each. Returns false when a name or a record runs past `to`, or there is no question.
+ * Offsets of the TTL field of every record of the reply in `wire[from, to)`: `visit(offset)` for
+ * each. Returns false when a name or a record runs past `to`, or there is no question.
  */
 function walkTtls(wire: Uint8Array, from: number, to: number, visit: ((offset: number) => void) | null): boolean {
   if (to - from < HEADER_LENGTH || ((wire[from + 4]! << 8) | wire[from + 5]!) === 0) return false;
@@ -124,6 +141,62 @@ function walkTtls(wire: Uint8Array, from: number, to: number, visit: ((offset: n
   return true;
 }
 
+const lower = (byte: number): number => (byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte);
+
+/**
+ * Whether the question name of the query `raw` (`length` bytes from offset 12) and the name at
+ * `source[start]` are the same, ASCII letters compared without case (RFC 4343). Label lengths
+ * (at most 63) are never letters, so they compare as they are.
+ */
+function sameName(raw: Uint8Array, source: Uint8Array, start: number, length: number): boolean {
+  if (start + length > source.length) return false;
+  for (let i = 0; i < length; i++) {
+    const a = raw[HEADER_LENGTH + i]!;
+    const b = source[start + i]!;
+    if (a !== b && lower(a) !== lower(b)) return false;
+  }
+  return true;
+}
+
+/** The question name's length on the wire, set by {@link questionHash} (saves a result object). */
+let questionNameLength = 0;
+
+/**
+ * The key's hash, from the query's wire bytes: FNV-1a over the question name with ASCII letters
+ * folded to lower case (RFC 4343), then type, class and the key bits, mixed (murmur3's
+ * finalizer) so that its low bits pick shards and table pairs evenly. -1 when the name is not
+ * written out label by label. Sets {@link questionNameLength}.
+ */
+function questionHash(raw: Uint8Array, qtype: number, qclass: number, bits: number): number {
+  let h = 0x811c9dc5;
+  let offset = HEADER_LENGTH;
+  for (;;) {
+    const label = raw[offset];
+    if (label === undefined || label > 63) return -1;
+    h = Math.imul(h ^ label, 0x01000193);
+    if (label === 0) break;
+    const end = offset + 1 + label;
+    for (let i = offset + 1; i < end; i++) h = Math.imul(h ^ lower(raw[i]!), 0x01000193);
+    offset = end;
+  }
+  questionNameLength = offset + 1 - HEADER_LENGTH;
+  h = Math.imul(h ^ qtype, 0x01000193);
+  h = Math.imul(h ^ qclass, 0x01000193);
+  h = Math.imul(h ^ bits, 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** The shard of the question of `req` with the key bits `bits` (-1 for one that is not cached). */
+export function shardOf(req: Request, bits: number): number {
+  const hash = questionHash(req.raw, req.qtype, req.qclass, bits);
+  return hash === -1 ? -1 : hash & (SHARDS - 1);
+}
+
 /** The two caches' entries (see the module comment). */
 export class EntryStore {
   /** Slots of the success cache are [0, denialBase), of the denial cache [denialBase, slots). */
@@ -131,31 +204,12 @@ export class EntryStore {
   private readonly successShardSize: number;
   private readonly denialShardSize: number;
 
-  /** Head slot of each name's chain. */
-  private readonly index = new Map<string, number>();
-  /** The name of each slot in use (the index's key), undefined when free. */
-  private readonly names: (string | undefined)[];
-  /** Next slot of the same name, -1 at the end. */
-  private readonly nextOfName: Int32Array;
+  /** [hash, slot + 1] pairs; slot + 1 = 0 marks an empty pair. */
+  private readonly table: Int32Array;
+  private readonly tableMask: number;
+  private readonly pages: (Page | undefined)[] = [];
+  private readonly large = new Map<number, Uint8Array>();
 
-  readonly qtype: Uint16Array;
-  readonly qclass: Uint16Array;
-  private readonly bits: Uint8Array;
-  private readonly state: Uint8Array;
-  /** The reply kind ({@link ResponseType}). */
-  readonly kind: Uint8Array;
-  /** The TTL stored, in seconds: the clamped duration. */
-  readonly ttlSeconds: Int32Array;
-  /** When the entry was stored, in milliseconds. */
-  private readonly storedMs: Float64Array;
-  /** The TTL now written in the block's TTL fields, -1 for none yet. */
-  private readonly wireTtl: Int32Array;
-  /** Bytes of the reply (no OPT). */
-  readonly length: Uint16Array;
-  /** Length of the question name on the wire, from offset 12. */
-  private readonly nameLength: Uint8Array;
-  /** QR, AA, RA and the rcode: the header bits a hit takes from the entry. */
-  private readonly flagsBase: Uint16Array;
   /** Hits counted for prefetch, and when the last one was (CoreDNS's `freq.Freq`). */
   readonly hits: Int32Array;
   readonly lastHitMs: Float64Array;
@@ -171,16 +225,17 @@ export class EntryStore {
   private readonly members: Int32Array;
   private readonly memberAt: Int32Array;
   private readonly shardCount: Uint16Array;
-  private readonly shardOf: Uint8Array;
-  /** Slots given back by `remove`, per cache, and the next never-used slot of each. */
+  /** Slots given back by `remove`: success's stack from 0, denial's from denialBase. */
   private readonly freeSlots: Int32Array;
-  private readonly freeCount = [0, 0];
-  private readonly fresh: [number, number];
-  private readonly counts = [0, 0];
+  private readonly freeCount = new Int32Array(2);
+  /** The next never-used slot of each cache. */
+  private readonly fresh: Int32Array;
+  private readonly counts = new Int32Array(2);
 
-  private readonly pages: (Uint8Array | undefined)[] = [];
-  private readonly large = new Map<number, Uint8Array>();
-
+  /** The question name's length on the wire, as {@link find} read it last. */
+  private nameLength = 0;
+  /** The key's hash {@link find} computed last, -1 for a question it does not look up. */
+  private lastHash = -1;
   /** Set by {@link find}: the matching slot of each cache, or -1. */
   foundSuccess = -1;
   foundDenial = -1;
@@ -198,20 +253,11 @@ export class EntryStore {
     this.denialShardSize = shardSize(denialCapacity);
     this.denialBase = SHARDS * this.successShardSize;
     const slots = this.denialBase + SHARDS * this.denialShardSize;
-    this.fresh = [0, this.denialBase];
-    this.names = new Array<string | undefined>(slots);
-    this.nextOfName = new Int32Array(slots);
-    this.qtype = new Uint16Array(slots);
-    this.qclass = new Uint16Array(slots);
-    this.bits = new Uint8Array(slots);
-    this.state = new Uint8Array(slots);
-    this.kind = new Uint8Array(slots);
-    this.ttlSeconds = new Int32Array(slots);
-    this.storedMs = new Float64Array(slots);
-    this.wireTtl = new Int32Array(slots);
-    this.length = new Uint16Array(slots);
-    this.nameLength = new Uint8Array(slots);
-    this.flagsBase = new Uint16Array(slots);
+    let pairs = 1024;
+    while (pairs < 2 * slots) pairs *= 2;
+    this.table = new Int32Array(2 * pairs);
+    this.tableMask = pairs - 1;
+    this.fresh = Int32Array.of(0, this.denialBase);
     this.hits = new Int32Array(slots);
     this.lastHitMs = new Float64Array(slots);
     this.failedAtMs = new Float64Array(slots);
@@ -219,7 +265,6 @@ export class EntryStore {
     this.members = new Int32Array(slots);
     this.memberAt = new Int32Array(slots);
     this.shardCount = new Uint16Array(2 * SHARDS);
-    this.shardOf = new Uint8Array(slots);
     this.freeSlots = new Int32Array(slots);
   }
 
@@ -228,17 +273,27 @@ export class EntryStore {
     return this.counts[tier]!;
   }
 
-  /** Sets {@link foundSuccess} and {@link foundDenial} to the entries for this question. */
-  find(qname: string, qtype: number, qclass: number, bits: number): void {
+  /**
+   * Sets {@link foundSuccess} and {@link foundDenial} to the entries for the question of `req`
+   * with the key bits `bits`, -1 where there is none. A question whose name is not written out
+   * (a compression pointer, which no client sends in a question) has none.
+   */
+  find(req: Request, bits: number): void {
     let success = -1;
     let denial = -1;
-    let slot = this.index.get(qname);
-    if (slot !== undefined) {
-      const types = this.qtype;
-      for (; slot >= 0; slot = this.nextOfName[slot]!) {
-        if (types[slot] !== qtype || this.qclass[slot] !== qclass || this.bits[slot] !== bits) continue;
-        if (slot < this.denialBase) success = slot;
-        else denial = slot;
+    const hash = questionHash(req.raw, req.qtype, req.qclass, bits);
+    this.lastHash = hash;
+    this.nameLength = questionNameLength;
+    if (hash !== -1) {
+      const table = this.table;
+      const mask = this.tableMask;
+      const key = hash | 0;
+      for (let i = hash & mask; ; i = (i + 1) & mask) {
+        const stored = table[2 * i + 1]!;
+        if (stored === 0) break;
+        if (table[2 * i] !== key || !this.matches(stored - 1, req, bits)) continue;
+        if (stored - 1 < this.denialBase) success = stored - 1;
+        else denial = stored - 1;
       }
     }
     this.foundSuccess = success;
@@ -247,33 +302,59 @@ export class EntryStore {
 
   /** Seconds left, negative once expired: stored TTL − whole seconds since stored. */
   ttlAt(slot: number, nowMs: number): number {
-    return this.ttlSeconds[slot]! - Math.trunc((nowMs - this.storedMs[slot]!) / 1000);
+    const page = this.pages[slot >> PAGE_SHIFT]!;
+    const at = (slot & PAGE_MASK) * BLOCK_BYTES;
+    return page.i32[(at + H_TTL) >> 2]! - Math.trunc((nowMs - page.f64[(at + H_STORED_MS) >> 3]!) / 1000);
+  }
+
+  /** The TTL stored, in seconds. */
+  ttlSeconds(slot: number): number {
+    return this.pages[slot >> PAGE_SHIFT]!.i32[((slot & PAGE_MASK) * BLOCK_BYTES + H_TTL) >> 2]!;
+  }
+
+  /** Bytes of the stored reply, without the OPT {@link reply} adds for an EDNS client. */
+  length(slot: number): number {
+    return this.pages[slot >> PAGE_SHIFT]!.u16[((slot & PAGE_MASK) * BLOCK_BYTES + H_LENGTH) >> 1]!;
+  }
+
+  /** The reply's kind. */
+  kind(slot: number): ResponseType {
+    return this.pages[slot >> PAGE_SHIFT]!.bytes[(slot & PAGE_MASK) * BLOCK_BYTES + H_KIND]!;
   }
 
   /** True when the entry's reply answers the question. */
   answers(slot: number): boolean {
-    return (this.state[slot]! & State.Answers) !== 0;
+    return (this.state(slot) & State.Answers) !== 0;
+  }
+
+  private state(slot: number): number {
+    return this.pages[slot >> PAGE_SHIFT]!.bytes[(slot & PAGE_MASK) * BLOCK_BYTES + H_STATE]!;
   }
 
   isRefreshing(slot: number): boolean {
-    return (this.state[slot]! & State.Refreshing) !== 0;
+    return (this.state(slot) & State.Refreshing) !== 0;
   }
 
   setRefreshing(slot: number, refreshing: boolean): void {
-    this.state[slot] = refreshing ? this.state[slot]! | State.Refreshing : this.state[slot]! & ~State.Refreshing;
+    const bytes = this.pages[slot >> PAGE_SHIFT]!.bytes;
+    const at = (slot & PAGE_MASK) * BLOCK_BYTES + H_STATE;
+    bytes[at] = refreshing ? bytes[at]! | State.Refreshing : bytes[at]! & ~State.Refreshing;
   }
 
   /**
    * Stores `wire` (a reply without OPT, its TTLs already `info.ttlSeconds`) as the entry for the
-   * question in `tier`, in place of the one there, or evicting one of the shard's entries at
-   * random when the shard is full (sets {@link evicted}). Returns the slot, or -1 when the bytes
-   * cannot be walked (no question, a name running off the end): such a reply is not cached.
+   * question of `req` in `tier`, in place of the one there, or evicting one of the shard's
+   * entries at random when the shard is full (sets {@link evicted}). Returns the slot, or -1
+   * when the bytes cannot be walked (no question, a name running off the end) or their
+   * question's name is not the query's written alike: such a reply is not cached.
    */
-  put(tier: Tier, qname: string, qtype: number, qclass: number, bits: number, wire: Uint8Array, info: EntryInfo): number {
+  put(tier: Tier, req: Request, bits: number, wire: Uint8Array, info: EntryInfo): number {
     this.evicted = false;
-    const end = findQuestionEnd(wire);
-    if (end < 0 || wire.length > 0xffff || !walkTtls(wire, 0, wire.length, null)) return -1;
-    this.find(qname, qtype, qclass, bits);
+    if (wire.length > 0xffff || !walkTtls(wire, 0, wire.length, null)) return -1;
+    this.find(req, bits);
+    const hash = this.lastHash;
+    // A hit copies the query's name over the stored one, byte for byte: same length, same labels.
+    if (hash === -1 || wire[HEADER_LENGTH + this.nameLength - 1] !== 0 || !sameName(req.raw, wire, HEADER_LENGTH, this.nameLength)) return -1;
     let slot = tier === Tier.Success ? this.foundSuccess : this.foundDenial;
     let hits = 0;
     let lastHitMs = Number.NEGATIVE_INFINITY;
@@ -283,47 +364,58 @@ export class EntryStore {
         lastHitMs = this.lastHitMs[slot]!;
       }
     } else {
-      slot = this.claim(tier, shardOf(qname, qtype, qclass, bits));
-      const head = this.index.get(qname);
-      this.nextOfName[slot] = head ?? -1;
-      this.index.set(qname, slot);
-      this.names[slot] = qname;
-      this.qtype[slot] = qtype;
-      this.qclass[slot] = qclass;
-      this.bits[slot] = bits;
+      slot = this.claim(tier, hash & (SHARDS - 1));
+      this.insert(hash | 0, slot);
     }
+    const page = (this.pages[slot >> PAGE_SHIFT] ??= newPage());
+    const at = (slot & PAGE_MASK) * BLOCK_BYTES;
     const flags = (wire[OFFSET_FLAGS]! << 8) | wire[OFFSET_FLAGS + 1]!;
-    this.state[slot] = State.Used | ((flags & Flags.AD) !== 0 ? State.Authenticated : 0) | (info.answers ? State.Answers : 0);
-    this.flagsBase[slot] = Flags.QR | Flags.AA | (flags & Flags.RA) | (flags & Flags.RCODE);
-    this.kind[slot] = info.kind;
-    this.ttlSeconds[slot] = info.ttlSeconds;
-    this.storedMs[slot] = info.nowMs;
-    this.wireTtl[slot] = info.ttlSeconds;
-    this.nameLength[slot] = end - 4 - HEADER_LENGTH;
-    this.hits[slot] = hits;
-    this.lastHitMs[slot] = lastHitMs;
-    this.failedAtMs[slot] = Number.NEGATIVE_INFINITY;
-    this.generation[slot] = (this.generation[slot]! + 1) >>> 0;
-    this.length[slot] = wire.length;
-    if (wire.length > BLOCK_BYTES) {
+    page.i32[(at + H_HASH) >> 2] = hash | 0;
+    page.u16[(at + H_QTYPE) >> 1] = req.qtype;
+    page.u16[(at + H_QCLASS) >> 1] = req.qclass;
+    page.bytes[at + H_BITS] = bits;
+    page.bytes[at + H_STATE] = ((flags & Flags.AD) !== 0 ? State.Authenticated : 0) | (info.answers ? State.Answers : 0);
+    page.bytes[at + H_KIND] = info.kind;
+    page.bytes[at + H_NAME_LENGTH] = this.nameLength;
+    page.u16[(at + H_FLAGS) >> 1] = Flags.QR | Flags.AA | (flags & Flags.RA) | (flags & Flags.RCODE);
+    page.u16[(at + H_LENGTH) >> 1] = wire.length;
+    page.i32[(at + H_TTL) >> 2] = info.ttlSeconds;
+    page.i32[(at + H_WIRE_TTL) >> 2] = info.ttlSeconds;
+    page.f64[(at + H_STORED_MS) >> 3] = info.nowMs;
+    if (wire.length > INLINE_BYTES) {
       // A copy: `wire` may be a view of a larger buffer, which the entry must not keep alive.
       this.large.set(slot, new Uint8Array(wire));
     } else {
       this.large.delete(slot);
-      const pageIndex = slot >> PAGE_SHIFT;
-      const page = (this.pages[pageIndex] ??= new Uint8Array(PAGE_BLOCKS * BLOCK_BYTES));
-      page.set(wire, (slot & PAGE_MASK) * BLOCK_BYTES);
+      page.bytes.set(wire, at + HEADER_BYTES);
     }
+    this.hits[slot] = hits;
+    this.lastHitMs[slot] = lastHitMs;
+    this.failedAtMs[slot] = Number.NEGATIVE_INFINITY;
+    this.generation[slot] = (this.generation[slot]! + 1) >>> 0;
     return slot;
   }
 
-  /** Removes the entry for the question from `tier`, if there is one. */
-  remove(tier: Tier, qname: string, qtype: number, qclass: number, bits: number): void {
-    this.find(qname, qtype, qclass, bits);
+  /** Removes the entry for the question of `req` from `tier`, if there is one. */
+  remove(tier: Tier, req: Request, bits: number): void {
+    this.find(req, bits);
     const slot = tier === Tier.Success ? this.foundSuccess : this.foundDenial;
     if (slot < 0) return;
-    this.release(slot);
-    this.freeSlots[tier === Tier.Success ? this.freeCount[0]!++ : this.denialBase + this.freeCount[1]!++] = slot;
+    this.unindex(slot);
+    const size = tier === Tier.Success ? this.successShardSize : this.denialShardSize;
+    const shard = this.pages[slot >> PAGE_SHIFT]!.i32[((slot & PAGE_MASK) * BLOCK_BYTES + H_HASH) >> 2]! & (SHARDS - 1);
+    const first = (tier === Tier.Success ? 0 : this.denialBase) + shard * size;
+    const countAt = tier * SHARDS + shard;
+    const count = this.shardCount[countAt]! - 1;
+    // The shard's last member takes the removed one's place: members stay packed.
+    const moved = this.members[first + count]!;
+    this.members[this.memberAt[slot]!] = moved;
+    this.memberAt[moved] = this.memberAt[slot]!;
+    this.shardCount[countAt] = count;
+    this.counts[tier]!--;
+    this.generation[slot] = (this.generation[slot]! + 1) >>> 0;
+    this.large.delete(slot);
+    this.freeSlots[(tier === Tier.Success ? 0 : this.denialBase) + this.freeCount[tier]!++] = slot;
   }
 
   /**
@@ -333,25 +425,24 @@ export class EntryStore {
    * would add, docs/compatibility.md, "Scrub").
    */
   reply(slot: number, req: Request, ttl: number): Buffer {
-    const length = this.length[slot]!;
-    let source: Uint8Array;
-    let base: number;
-    if (length > BLOCK_BYTES) {
+    const page = this.pages[slot >> PAGE_SHIFT]!;
+    const at = (slot & PAGE_MASK) * BLOCK_BYTES;
+    const length = page.u16[(at + H_LENGTH) >> 1]!;
+    let source = page.bytes;
+    let start = at + HEADER_BYTES;
+    if (length > INLINE_BYTES) {
       source = this.large.get(slot)!;
-      base = 0;
-    } else {
-      source = this.pages[slot >> PAGE_SHIFT]!;
-      base = (slot & PAGE_MASK) * BLOCK_BYTES;
+      start = 0;
     }
-    if (ttl !== this.wireTtl[slot]) {
+    if (ttl !== page.i32[(at + H_WIRE_TTL) >> 2]) {
       // Once a second at most per entry: the TTL fields are found again rather than kept.
-      walkTtls(source, base, base + length, (at) => {
-        source[at] = ttl >>> 24;
-        source[at + 1] = (ttl >>> 16) & 0xff;
-        source[at + 2] = (ttl >>> 8) & 0xff;
-        source[at + 3] = ttl & 0xff;
+      walkTtls(source, start, start + length, (field) => {
+        source[field] = ttl >>> 24;
+        source[field + 1] = (ttl >>> 16) & 0xff;
+        source[field + 2] = (ttl >>> 8) & 0xff;
+        source[field + 3] = ttl & 0xff;
       });
-      this.wireTtl[slot] = ttl;
+      page.i32[(at + H_WIRE_TTL) >> 2] = ttl;
     }
     const options = req.hasEdns ? req.ednsOptions : null;
     let optLength = 0;
@@ -360,43 +451,92 @@ export class EntryStore {
       if (options !== null) for (const option of options) optLength += 4 + option.data.length;
     }
     const out = Buffer.allocUnsafe(length + optLength);
-    out.set(base === 0 && source.length === length ? source : source.subarray(base, base + length), 0);
+    out.set(start === 0 ? source : source.subarray(start, start + length), 0);
     out[0] = req.id >> 8;
     out[1] = req.id & 0xff;
-    let flags = this.flagsBase[slot]! | (req.flags & REPLY_COPIED_FLAGS);
-    if ((this.state[slot]! & State.Authenticated) !== 0 && (req.dnssecOk || (req.flags & Flags.AD) !== 0)) flags |= Flags.AD;
+    let flags = page.u16[(at + H_FLAGS) >> 1]! | (req.flags & REPLY_COPIED_FLAGS);
+    if ((page.bytes[at + H_STATE]! & State.Authenticated) !== 0 && (req.dnssecOk || (req.flags & Flags.AD) !== 0)) flags |= Flags.AD;
     out[2] = flags >> 8;
     out[3] = flags & 0xff;
-    // The client's question case (0x20), when its name is laid out like ours (uncompressed).
+    // The client's question case (0x20): the names matched, so they are laid out alike.
     const raw = req.raw;
-    const end = HEADER_LENGTH + this.nameLength[slot]!;
+    const end = HEADER_LENGTH + page.bytes[at + H_NAME_LENGTH]!;
     // A loop: Buffer's copy makes a view per call, which costs more than these few dozen bytes.
-    if (raw.length >= end + 2 && raw[end - 1] === 0 && ((raw[end]! << 8) | raw[end + 1]!) === this.qtype[slot]) for (let i = HEADER_LENGTH; i < end; i++) out[i] = raw[i]!;
+    for (let i = HEADER_LENGTH; i < end; i++) out[i] = raw[i]!;
     if (optLength > 0) {
-      let at = length;
-      out[at++] = 0; // root name
-      out[at++] = 0;
-      out[at++] = TYPE_OPT;
-      out[at++] = req.udpSize >> 8;
-      out[at++] = req.udpSize & 0xff;
-      out[at++] = 0; // extended rcode
-      out[at++] = 0; // version
-      out[at++] = req.dnssecOk ? 0x80 : 0;
-      out[at++] = 0;
+      let o = length;
+      out[o++] = 0; // root name
+      out[o++] = 0;
+      out[o++] = TYPE_OPT;
+      out[o++] = req.udpSize >> 8;
+      out[o++] = req.udpSize & 0xff;
+      out[o++] = 0; // extended rcode
+      out[o++] = 0; // version
+      out[o++] = req.dnssecOk ? 0x80 : 0;
+      out[o++] = 0;
       const rdLength = optLength - 11;
-      out[at++] = rdLength >> 8;
-      out[at++] = rdLength & 0xff;
+      out[o++] = rdLength >> 8;
+      out[o++] = rdLength & 0xff;
       if (options !== null) {
         for (const option of options) {
-          out.writeUInt16BE(option.code, at);
-          out.writeUInt16BE(option.data.length, at + 2);
-          option.data.copy(out, at + 4);
-          at += 4 + option.data.length;
+          out.writeUInt16BE(option.code, o);
+          out.writeUInt16BE(option.data.length, o + 2);
+          option.data.copy(out, o + 4);
+          o += 4 + option.data.length;
         }
       }
       out.writeUInt16BE(out.readUInt16BE(OFFSET_ARCOUNT) + 1, OFFSET_ARCOUNT);
     }
     return out;
+  }
+
+  /** Whether the entry in `slot` is for the question of `req` (name case-insensitive) and `bits`. */
+  private matches(slot: number, req: Request, bits: number): boolean {
+    const page = this.pages[slot >> PAGE_SHIFT]!;
+    const at = (slot & PAGE_MASK) * BLOCK_BYTES;
+    const bytes = page.bytes;
+    const nameLength = this.nameLength;
+    if (page.u16[(at + H_QTYPE) >> 1] !== req.qtype || page.u16[(at + H_QCLASS) >> 1] !== req.qclass || bytes[at + H_BITS] !== bits || bytes[at + H_NAME_LENGTH] !== nameLength) return false;
+    let source = bytes;
+    let start = at + HEADER_BYTES + HEADER_LENGTH;
+    if (page.u16[(at + H_LENGTH) >> 1]! > INLINE_BYTES) {
+      source = this.large.get(slot)!;
+      start = HEADER_LENGTH;
+    }
+    return sameName(req.raw, source, start, nameLength);
+  }
+
+  /** Adds `slot`'s pair to the table. */
+  private insert(key: number, slot: number): void {
+    const table = this.table;
+    const mask = this.tableMask;
+    let i = key & mask;
+    while (table[2 * i + 1] !== 0) i = (i + 1) & mask;
+    table[2 * i] = key;
+    table[2 * i + 1] = slot + 1;
+  }
+
+  /**
+   * Takes `slot`'s pair out of the table, moving later pairs of the run back into the hole, so
+   * that no lookup stops short of them (no tombstones: linear probing's backward shift).
+   */
+  private unindex(slot: number): void {
+    const table = this.table;
+    const mask = this.tableMask;
+    const key = this.pages[slot >> PAGE_SHIFT]!.i32[((slot & PAGE_MASK) * BLOCK_BYTES + H_HASH) >> 2]!;
+    let hole = key & mask;
+    while (table[2 * hole + 1] !== slot + 1) hole = (hole + 1) & mask;
+    for (let i = (hole + 1) & mask; table[2 * i + 1] !== 0; i = (i + 1) & mask) {
+      // A pair may move back to the hole when the hole lies between its home and where it is.
+      const home = table[2 * i]! & mask;
+      if (((i - home) & mask) >= ((i - hole) & mask)) {
+        table[2 * hole] = table[2 * i]!;
+        table[2 * hole + 1] = table[2 * i + 1]!;
+        hole = i;
+      }
+    }
+    table[2 * hole] = 0;
+    table[2 * hole + 1] = 0;
   }
 
   /** A slot for a new entry in `shard` of `tier`: a free one, or a random member's when it is full. */
@@ -407,56 +547,18 @@ export class EntryStore {
     const count = this.shardCount[countAt]!;
     if (count >= size) {
       const victim = this.members[first + Math.floor(this.random() * count)]!;
-      this.unlinkName(victim);
+      this.unindex(victim);
       this.evicted = true;
       // Same shard, same member position: only the key changes.
       return victim;
     }
     let slot: number;
     if (this.freeCount[tier]! > 0) slot = this.freeSlots[(tier === Tier.Success ? 0 : this.denialBase) + --this.freeCount[tier]!]!;
-    else slot = this.fresh[tier]++;
+    else slot = this.fresh[tier]!++;
     this.members[first + count] = slot;
     this.memberAt[slot] = first + count;
-    this.shardOf[slot] = shard;
     this.shardCount[countAt] = count + 1;
     this.counts[tier]!++;
     return slot;
-  }
-
-  /** Takes `slot` out of the index and its shard, and forgets its bytes. */
-  private release(slot: number): void {
-    this.unlinkName(slot);
-    const tier = slot < this.denialBase ? Tier.Success : Tier.Denial;
-    const size = tier === Tier.Success ? this.successShardSize : this.denialShardSize;
-    const shard = this.shardOf[slot]!;
-    const first = (tier === Tier.Success ? 0 : this.denialBase) + shard * size;
-    const countAt = tier * SHARDS + shard;
-    const last = first + this.shardCount[countAt]! - 1;
-    // The shard's last member takes the released one's place: members stay packed.
-    const at = this.memberAt[slot]!;
-    const moved = this.members[last]!;
-    this.members[at] = moved;
-    this.memberAt[moved] = at;
-    this.shardCount[countAt] = this.shardCount[countAt]! - 1;
-    this.counts[tier]!--;
-    this.state[slot] = 0;
-    this.generation[slot] = (this.generation[slot]! + 1) >>> 0;
-    this.large.delete(slot);
-  }
-
-  /** Takes `slot` out of its name's chain, and the name out of the index when it was the last. */
-  private unlinkName(slot: number): void {
-    const name = this.names[slot]!;
-    const head = this.index.get(name)!;
-    const next = this.nextOfName[slot]!;
-    if (head === slot) {
-      if (next < 0) this.index.delete(name);
-      else this.index.set(name, next);
-    } else {
-      let before = head;
-      while (this.nextOfName[before] !== slot) before = this.nextOfName[before]!;
-      this.nextOfName[before] = next;
-    }
-    this.names[slot] = undefined;
   }
 }

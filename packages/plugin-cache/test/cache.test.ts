@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
-import { Flags, Rcode, replyTo } from '@foghorn/core';
+import { Flags, Rcode, replyTo, Request } from '@foghorn/core';
 import { decodeReply, directivesOf, FakeBackend, makeQuery, query, startServer, tcpExchange, udpExchange } from '@foghorn/testkit';
 import type { Answerer, Reply, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
@@ -448,10 +448,11 @@ test('a full shard evicts one of its own entries at random, as CoreDNS does', as
   const h = await harness(t, 'cache {\n  success 1\n }', new FakeBackend(), () => 0);
   h.upstream.table.set('* A', aReply([300]));
   // `success 1` still holds 1024 entries: 256 shards of at least 4. Five names of one shard.
-  const shard = shardOf('n0.example.org.', 1, 1, 0);
+  const shardOfName = (name: string): number => shardOf(Request.fromWire(makeQuery(name, 'A'), 'udp', '127.0.0.1', 53), 0);
+  const shard = shardOfName('n0.example.org');
   const names: string[] = [];
-  for (let i = 0; names.length < 5; i++) if (shardOf(`n${i}.example.org.`, 1, 1, 0) === shard) names.push(`n${i}.example.org`);
-  const other = Array.from({ length: 50 }, (_, i) => `o${i}.example.org`).find((name) => shardOf(`${name}.`, 1, 1, 0) !== shard)!;
+  for (let i = 0; names.length < 5; i++) if (shardOfName(`n${i}.example.org`) === shard) names.push(`n${i}.example.org`);
+  const other = Array.from({ length: 50 }, (_, i) => `o${i}.example.org`).find((name) => shardOfName(name) !== shard)!;
   for (const name of [...names.slice(0, 4), other]) await h.ask(name);
   const evictions = async (): Promise<unknown> => (await h.metric('coredns_cache_evictions_total')).map((r) => [r.labels['type'], r.value]);
   assert.deepEqual(await evictions(), [['success', 0], ['denial', 0]], 'four entries fill the shard, another shard is apart');

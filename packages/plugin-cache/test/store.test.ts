@@ -11,7 +11,7 @@ import { Request } from '@foghorn/core';
 import { ResponseType } from '@foghorn/core/wire';
 import { makeQuery } from '@foghorn/testkit';
 import type { QueryOptions } from '@foghorn/testkit';
-import { BLOCK_BYTES, effectiveCapacity, EntryStore, keyBits, SHARDS, shardOf, Tier } from '../src/store.js';
+import { effectiveCapacity, EntryStore, INLINE_BYTES, keyBits, SHARDS, shardOf, Tier } from '../src/store.js';
 import type { EntryInfo } from '../src/store.js';
 
 const info: EntryInfo = { ttlSeconds: 30, nowMs: 0, kind: ResponseType.NoError, answers: true, keepHits: false };
@@ -21,8 +21,8 @@ function replyWire(name: string, answers: Answer[], flags = 0): Buffer {
 }
 const a = (name: string, data: string, ttl = 30): Answer => ({ type: 'A', name, ttl, data });
 
-function request(name: string, options: QueryOptions = {}): Request {
-  return Request.fromWire(makeQuery(name, 'A', { id: 7, ...options }), 'udp', '127.0.0.1', 5353);
+function request(name: string, options: QueryOptions = {}, type: dnsPacket.RecordType = 'A'): Request {
+  return Request.fromWire(makeQuery(name, type, { id: 7, ...options }), 'udp', '127.0.0.1', 5353);
 }
 
 /** A reproducible [0, 1) sequence (mulberry32), so eviction counts do not vary between runs. */
@@ -38,24 +38,43 @@ function seeded(seed: number): () => number {
 
 /** Stores an A answer for `name` in `tier`; returns the slot. */
 function putName(store: EntryStore, name: string, tier = Tier.Success, bits = 0, entry: Partial<EntryInfo> = {}): number {
-  return store.put(tier, `${name}.`, 1, 1, bits, replyWire(name, [a(name, '192.0.2.1')]), { ...info, ...entry });
+  return store.put(tier, request(name), bits, replyWire(name, [a(name, '192.0.2.1')]), { ...info, ...entry });
+}
+
+/** The slot {@link EntryStore.find} finds in `tier` for an A query for `name`. */
+function found(store: EntryStore, name: string, bits = 0, tier = Tier.Success, options: QueryOptions = {}, type: dnsPacket.RecordType = 'A'): number {
+  store.find(request(name, options, type), bits);
+  return tier === Tier.Success ? store.foundSuccess : store.foundDenial;
 }
 
 test('a reply without a question, or whose name or record runs off the end, is not stored', () => {
   const store = new EntryStore(1024, 1024);
-  assert.equal(store.put(Tier.Success, 'a.example.', 1, 1, 0, dnsPacket.encode({ type: 'response', id: 0, questions: [], answers: [] }), info), -1);
+  const req = request('a.example');
+  assert.equal(store.put(Tier.Success, req, 0, dnsPacket.encode({ type: 'response', id: 0, questions: [], answers: [] }), info), -1);
   const whole = replyWire('a.example', [a('a.example', '192.0.2.1')]);
   // Every cut, from a header alone to one byte short, leaves something that cannot be walked.
   for (let length = 12; length < whole.length; length++) {
-    assert.equal(store.put(Tier.Success, 'a.example.', 1, 1, 0, whole.subarray(0, length), info), -1, `cut at ${length}`);
+    assert.equal(store.put(Tier.Success, req, 0, whole.subarray(0, length), info), -1, `cut at ${length}`);
   }
   assert.equal(store.count(Tier.Success), 0);
-  assert.ok(store.put(Tier.Success, 'a.example.', 1, 1, 0, whole, info) >= 0, 'the whole reply is stored');
+  assert.ok(store.put(Tier.Success, req, 0, whole, info) >= 0, 'the whole reply is stored');
+});
+
+test("a reply whose question is not the query's name written alike is not stored", () => {
+  const store = new EntryStore(1024, 1024);
+  assert.equal(store.put(Tier.Success, request('a.example'), 0, replyWire('b.example', [a('b.example', '192.0.2.1')]), info), -1);
+  // The same name, compressed: a hit could not copy the query's name over it.
+  const compressed = Buffer.from([...replyWire('a.example', []).subarray(0, 12), 0xc0, 0x0c, 0, 1, 0, 1]);
+  compressed.writeUInt16BE(1, 4);
+  assert.equal(store.put(Tier.Success, request('a.example'), 0, compressed, info), -1);
+  assert.equal(store.count(Tier.Success), 0);
+  assert.ok(store.put(Tier.Success, request('a.example'), 0, replyWire('A.EXAMPLE', [a('a.example', '192.0.2.1')]), info) >= 0, 'the name in other case is the same');
 });
 
 test('a hit comes back with the query ID, AA, the client question case and the TTL asked for', () => {
   const store = new EntryStore(1024, 1024);
-  const slot = store.put(Tier.Success, 'a.example.', 1, 1, 0, replyWire('A.example', [a('A.example', '192.0.2.1')], dnsPacket.RECURSION_AVAILABLE), info);
+  const slot = store.put(Tier.Success, request('a.example'), 0, replyWire('A.example', [a('A.example', '192.0.2.1')], dnsPacket.RECURSION_AVAILABLE), info);
+  assert.equal(found(store, 'a.EXAMPLE'), slot, 'found in any case');
   const reply = dnsPacket.decode(store.reply(slot, request('a.EXAMPLE'), 12));
   assert.equal(reply.id, 7);
   assert.equal(reply.type, 'response');
@@ -70,8 +89,8 @@ test('the TTL counts down in whole seconds and every record is rewritten, in a b
   // Enough records to need more than one block.
   const records = Array.from({ length: 12 }, (_, i) => a('long.example', `192.0.2.${i + 1}`));
   const wire = replyWire('long.example', records);
-  assert.ok(wire.length > BLOCK_BYTES);
-  const long = store.put(Tier.Success, 'long.example.', 1, 1, 0, wire, { ...info, nowMs: 1_000_500 });
+  assert.ok(wire.length > INLINE_BYTES);
+  const long = store.put(Tier.Success, request('long.example'), 0, wire, { ...info, nowMs: 1_000_500 });
   for (const [slot, name, count] of [[short, 'short.example', 1], [long, 'long.example', 12]] as const) {
     assert.equal(store.ttlAt(slot, 1_000_500), 30);
     assert.equal(store.ttlAt(slot, 1_001_499), 30, 'less than a second later');
@@ -88,7 +107,7 @@ test('an EDNS client gets an OPT with its size and DO bit; the recorded length s
   const store = new EntryStore(1024, 1024);
   const slot = putName(store, 'a.example', Tier.Success, 2);
   const wire = store.reply(slot, request('a.example', { udpSize: 1400, dnssecOk: true }), 30);
-  assert.equal(wire.length, store.length[slot]! + 11);
+  assert.equal(wire.length, store.length(slot) + 11);
   const opt = dnsPacket.decode(wire).additionals?.find((rr) => rr.type === 'OPT') as { udpPayloadSize: number; flags: number } | undefined;
   assert.equal(opt?.udpPayloadSize, 1400);
   assert.equal(opt?.flags, dnsPacket.DNSSEC_OK);
@@ -103,16 +122,13 @@ test('DO and CD are part of the key, and so are type, class and the cache', () =
   const denial = putName(store, 'a.example', Tier.Denial, 0);
   assert.equal(new Set([...slots, denial]).size, 5);
   for (const [bits, slot] of slots.entries()) {
-    store.find('a.example.', 1, 1, bits);
-    assert.equal(store.foundSuccess, slot);
-    assert.equal(store.foundDenial, bits === 0 ? denial : -1);
+    assert.equal(found(store, 'a.example', bits), slot);
+    assert.equal(found(store, 'a.example', bits, Tier.Denial), bits === 0 ? denial : -1);
   }
-  store.find('a.example.', 28, 1, 0);
-  assert.equal(store.foundSuccess, -1, 'another type');
-  store.find('a.example.', 1, 3, 0);
-  assert.equal(store.foundSuccess, -1, 'another class');
-  store.find('b.example.', 1, 1, 0);
-  assert.equal(store.foundSuccess, -1, 'another name');
+  assert.equal(found(store, 'a.example', 0, Tier.Success, {}, 'AAAA'), -1, 'another type');
+  assert.equal(found(store, 'a.example', 0, Tier.Success, { class: 'CH' }), -1, 'another class');
+  assert.equal(found(store, 'b.example'), -1, 'another name');
+  assert.equal(found(store, 'a.example.example'), -1, 'a longer name');
 });
 
 test('storing the same question again replaces the entry in place, and removing frees its slot', () => {
@@ -124,14 +140,9 @@ test('storing the same question again replaces the entry in place, and removing 
   assert.notEqual(store.generation[first], generation, 'a refresh holding the old generation sees the change');
   assert.equal(store.ttlAt(first, 5_000), 30);
   assert.equal(store.count(Tier.Success), 3);
-  // The middle of the name's chain, then the rest: the others stay findable throughout.
-  store.remove(Tier.Success, 'a.example.', 1, 1, 1);
-  store.find('a.example.', 1, 1, 1);
-  assert.equal(store.foundSuccess, -1);
-  for (const [bits, slot] of [[0, first], [2, others[1]]] as const) {
-    store.find('a.example.', 1, 1, bits);
-    assert.equal(store.foundSuccess, slot);
-  }
+  store.remove(Tier.Success, request('a.example'), 1);
+  assert.equal(found(store, 'a.example', 1), -1);
+  for (const [bits, slot] of [[0, first], [2, others[1]]] as const) assert.equal(found(store, 'a.example', bits), slot);
   assert.equal(store.count(Tier.Success), 2);
   assert.equal(putName(store, 'b.example'), others[0], 'the freed slot is used again');
 });
@@ -151,20 +162,20 @@ test('a refresh keeps the prefetch hit count of the entry it replaces; a miss st
 test('a cache holds 256 shards of max(⌊capacity/256⌋, 4) entries, and a full shard evicts only its own', () => {
   assert.equal(effectiveCapacity(10_000), 9984);
   const store = new EntryStore(1, 1, () => 0.999);
-  const shard = shardOf('n0.example.', 1, 1, 0);
+  const shard = shardOf(request('n0.example'), 0);
   const names: string[] = [];
-  for (let i = 0; names.length < 6; i++) if (shardOf(`n${i}.example.`, 1, 1, 0) === shard) names.push(`n${i}.example`);
+  for (let i = 0; names.length < 6; i++) if (shardOf(request(`n${i}.example`), 0) === shard) names.push(`n${i}.example`);
   const slots = names.slice(0, 4).map((name) => putName(store, name));
   assert.equal(store.evicted, false);
   // random() = 0.999 picks the last of the shard's four members.
   const fifth = putName(store, names[4]!);
   assert.equal(store.evicted, true);
   assert.equal(fifth, slots[3], 'the victim slot holds the new entry');
-  store.find(`${names[3]}.`, 1, 1, 0);
-  assert.equal(store.foundSuccess, -1, 'the victim is gone');
+  assert.equal(found(store, names[3]!), -1, 'the victim is gone');
+  for (const name of [...names.slice(0, 3), names[4]!]) assert.ok(found(store, name) >= 0);
   assert.equal(store.count(Tier.Success), 4);
   // Every other shard still has room, and the denial cache has its own shards.
-  const elsewhere = Array.from({ length: 50 }, (_, i) => `o${i}.example`).find((name) => shardOf(`${name}.`, 1, 1, 0) !== shard)!;
+  const elsewhere = Array.from({ length: 50 }, (_, i) => `o${i}.example`).find((name) => shardOf(request(name), 0) !== shard)!;
   putName(store, elsewhere);
   assert.equal(store.evicted, false);
   putName(store, names[5]!, Tier.Denial);
@@ -191,8 +202,7 @@ test('a working set just above the capacity is mostly hits, where least-recently
   for (let round = 0; round < 3; round++) {
     misses = 0;
     for (const name of names) {
-      store.find(`${name}.`, 1, 1, 0);
-      if (store.foundSuccess < 0) {
+      if (found(store, name) < 0) {
         misses++;
         putName(store, name);
       }
@@ -205,7 +215,7 @@ test('a working set just above the capacity is mostly hits, where least-recently
 
 test('shards are spread: no shard gets more than a few times its share of names', () => {
   const counts = new Array<number>(SHARDS).fill(0);
-  for (let i = 0; i < 25_600; i++) counts[shardOf(`svc${i}.ns${i % 100}.svc.cluster.local.`, 1, 1, 0)]!++;
+  for (let i = 0; i < 25_600; i++) counts[shardOf(request(`svc${i}.ns${i % 100}.svc.cluster.local`), 0)]!++;
   assert.ok(Math.max(...counts) < 200 && Math.min(...counts) > 50, `${Math.min(...counts)}..${Math.max(...counts)}`);
 });
 
@@ -213,7 +223,7 @@ test('a large reply replaced by a short one is served from the block, and the ot
   const store = new EntryStore(1024, 1024);
   const records = (n: number): Answer[] => Array.from({ length: n }, (_, i) => a('x.example', `192.0.2.${i + 1}`));
   for (const n of [12, 1, 12, 2]) {
-    const slot = store.put(Tier.Success, 'x.example.', 1, 1, 0, replyWire('x.example', records(n)), info);
+    const slot = store.put(Tier.Success, request('x.example'), 0, replyWire('x.example', records(n)), info);
     const reply: Packet = dnsPacket.decode(store.reply(slot, request('x.example'), 30));
     assert.deepEqual(reply.answers?.map((rr) => (rr as { data: unknown }).data), records(n).map((rr) => (rr as { data: unknown }).data));
   }
