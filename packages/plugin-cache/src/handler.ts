@@ -45,6 +45,13 @@ function replyMatches(msg: Packet, req: Request): boolean {
   return canonicalName(q.name) === req.qname && typeNumber(q.type) === req.qtype && classNumber(q.class) === req.qclass;
 }
 
+/** The records of a section but OPT (the section itself when it has none). */
+function withoutOpt(rrs: Answer[] | undefined): Answer[] | undefined {
+  if (rrs === undefined) return rrs;
+  for (const rr of rrs) if (rr.type === 'OPT') return rrs.filter((r) => r.type !== 'OPT');
+  return rrs;
+}
+
 /** Every record but OPT, with its TTL set to `ttl` (CoreDNS's `filterRRSlice`). */
 function withTtl(rrs: readonly Answer[] | undefined, ttl: number): Answer[] {
   const out: Answer[] = [];
@@ -278,8 +285,8 @@ export class Cache implements Handler {
   }
 
   /**
-   * Stores a reply whose TTLs are already `ttl`; returns the slot, or -1 when a `disable` zone
-   * or an encoding failure keeps it out.
+   * Stores a reply (without its OPT, every TTL set to `ttl`); returns the slot, or -1 when a
+   * `disable` zone or an encoding failure keeps it out.
    */
   put(bits: number, req: Request, msg: Packet, kind: ResponseType, ttl: number, now: number, cells: ServerCells, mode: Mode): number {
     const denial = isDenial(kind);
@@ -287,7 +294,8 @@ export class Cache implements Handler {
     if (except.length > 0 && matchZone(except, req.qname) !== undefined) return -1;
     let wire: Buffer;
     try {
-      wire = dnsPacket.encode({ ...msg, id: 0, flags: (msg.flags ?? 0) & ~Flags.TC });
+      // The records as they are: the store writes the TTL fields, which spares a copy of each record.
+      wire = dnsPacket.encode({ ...msg, id: 0, flags: (msg.flags ?? 0) & ~Flags.TC, additionals: withoutOpt(msg.additionals) });
     } catch {
       return -1;
     }
@@ -312,6 +320,16 @@ export class Cache implements Handler {
   /** The generation of a slot (see {@link EntryStore.generation}). */
   generationOf(slot: number): number {
     return this.store.generation[slot]!;
+  }
+
+  /** The reply just stored in `slot` for the client of `req`, with `flags` (EntryStore.storedReply). */
+  storedReply(slot: number, req: Request, flags: number): Buffer {
+    return this.store.storedReply(slot, req, flags);
+  }
+
+  /** Bytes of the reply stored in `slot`, without OPT: what a recorder counts. */
+  storedLength(slot: number): number {
+    return this.store.length(slot);
   }
 
   /** The stored duration of a reply of this kind, in milliseconds (CoreDNS's `computeTTL`). */
@@ -384,16 +402,14 @@ class CachingWriter implements ResponseWriter {
     const rcode = packetRcode(msg);
     // Refreshes of stale entries accept only a good answer: a failure keeps the stale one.
     const acceptable = this.mode === Mode.Client || this.mode === Mode.Prefetch || (!truncated && matches && (rcode === Rcode.NOERROR || rcode === Rcode.NXDOMAIN));
-    const out: Packet = {
-      ...msg,
-      answers: withTtl(msg.answers, ttl),
-      authorities: withTtl(msg.authorities, ttl),
-      additionals: withTtl(msg.additionals, ttl),
-    };
+    let slot = -1;
     if (cacheable && durationMs > 0 && acceptable) {
       if (matches) {
-        this.stored = cache.put(this.bits, req, out, kind, ttl, now, this.cells, this.mode);
-        if (this.stored >= 0) this.storedGeneration = cache.generationOf(this.stored);
+        slot = cache.put(this.bits, req, msg, kind, ttl, now, this.cells, this.mode);
+        if (slot >= 0) {
+          this.stored = slot;
+          this.storedGeneration = cache.generationOf(slot);
+        }
       } else {
         this.cells.drops.value++;
       }
@@ -403,8 +419,19 @@ class CachingWriter implements ResponseWriter {
       if (!acceptable) return 0;
       this.refreshed = true;
     }
+    let flags = msg.flags ?? 0;
     // RFC 6840 §5.7-5.8: AD only for clients that asked for DNSSEC or set AD themselves.
-    if (!this.req.dnssecOk && !this.clientAd) out.flags = (out.flags ?? 0) & ~Flags.AD;
-    return this.inner.write(out);
+    if (!req.dnssecOk && !this.clientAd) flags &= ~Flags.AD;
+    // A reply just stored goes out as stored: the bytes the listener would encode from the
+    // message (no OPT, every TTL the stored duration), the OPT the scrub adds, the header's
+    // flags. So a miss encodes the message once, not once for the cache and again to send.
+    if (slot >= 0 && this.mode === Mode.Client) return this.inner.writeWire(cache.storedReply(slot, req, flags), cache.storedLength(slot));
+    return this.inner.write({
+      ...msg,
+      flags,
+      answers: withTtl(msg.answers, ttl),
+      authorities: withTtl(msg.authorities, ttl),
+      additionals: withTtl(msg.additionals, ttl),
+    });
   }
 }

@@ -342,8 +342,8 @@ export class EntryStore {
   }
 
   /**
-   * Stores `wire` (a reply without OPT, its TTLs already `info.ttlSeconds`) as the entry for the
-   * question of `req` in `tier`, in place of the one there, or evicting one of the shard's
+   * Stores `wire` (a reply without OPT) with every record's TTL set to `info.ttlSeconds` as the
+   * entry for the question of `req` in `tier`, in place of the one there, or evicting one of the shard's
    * entries at random when the shard is full (sets {@link evicted}). Returns the slot, or -1
    * when the bytes cannot be walked (no question, a name running off the end) or their
    * question's name is not the query's written alike: such a reply is not cached.
@@ -380,7 +380,7 @@ export class EntryStore {
     page.u16[(at + H_FLAGS) >> 1] = Flags.QR | Flags.AA | (flags & Flags.RA) | (flags & Flags.RCODE);
     page.u16[(at + H_LENGTH) >> 1] = wire.length;
     page.i32[(at + H_TTL) >> 2] = info.ttlSeconds;
-    page.i32[(at + H_WIRE_TTL) >> 2] = info.ttlSeconds;
+    page.i32[(at + H_WIRE_TTL) >> 2] = -1;
     page.f64[(at + H_STORED_MS) >> 3] = info.nowMs;
     if (wire.length > INLINE_BYTES) {
       // A copy: `wire` may be a view of a larger buffer, which the entry must not keep alive.
@@ -389,6 +389,7 @@ export class EntryStore {
       this.large.delete(slot);
       page.bytes.set(wire, at + HEADER_BYTES);
     }
+    this.writeTtls(slot, info.ttlSeconds);
     this.hits[slot] = hits;
     this.lastHitMs[slot] = lastHitMs;
     this.failedAtMs[slot] = Number.NEGATIVE_INFINITY;
@@ -425,6 +426,60 @@ export class EntryStore {
    * would add, docs/compatibility.md, "Scrub").
    */
   reply(slot: number, req: Request, ttl: number): Buffer {
+    this.writeTtls(slot, ttl);
+    const out = this.copyOut(slot, req);
+    const page = this.pages[slot >> PAGE_SHIFT]!;
+    const at = (slot & PAGE_MASK) * BLOCK_BYTES;
+    let flags = page.u16[(at + H_FLAGS) >> 1]! | (req.flags & REPLY_COPIED_FLAGS);
+    if ((page.bytes[at + H_STATE]! & State.Authenticated) !== 0 && (req.dnssecOk || (req.flags & Flags.AD) !== 0)) flags |= Flags.AD;
+    out[2] = flags >> 8;
+    out[3] = flags & 0xff;
+    // The client's question case (0x20): the names matched, so they are laid out alike.
+    const raw = req.raw;
+    const end = HEADER_LENGTH + page.bytes[at + H_NAME_LENGTH]!;
+    // A loop: Buffer's copy makes a view per call, which costs more than these few dozen bytes.
+    for (let i = HEADER_LENGTH; i < end; i++) out[i] = raw[i]!;
+    return out;
+  }
+
+  /**
+   * The reply just stored in `slot`, as the listener would encode the message it came from for
+   * `req`: the stored bytes with the query's ID, the header `flags` given (QR added) and, for an
+   * EDNS client, the OPT the scrub writer would add. A miss sends it without encoding the
+   * message again.
+   */
+  storedReply(slot: number, req: Request, flags: number): Buffer {
+    const out = this.copyOut(slot, req);
+    const word = (flags & 0x7fff) | Flags.QR;
+    out[2] = word >> 8;
+    out[3] = word & 0xff;
+    return out;
+  }
+
+  /** Sets every record's TTL field in the entry's stored reply to `ttl`, unless it is already. */
+  private writeTtls(slot: number, ttl: number): void {
+    const page = this.pages[slot >> PAGE_SHIFT]!;
+    const at = (slot & PAGE_MASK) * BLOCK_BYTES;
+    if (ttl === page.i32[(at + H_WIRE_TTL) >> 2]) return;
+    const length = page.u16[(at + H_LENGTH) >> 1]!;
+    let source = page.bytes;
+    let start = at + HEADER_BYTES;
+    if (length > INLINE_BYTES) {
+      source = this.large.get(slot)!;
+      start = 0;
+    }
+    // Once a second at most per entry: the TTL fields are found again rather than kept.
+    walkTtls(source, start, start + length, (field) => {
+      source[field] = ttl >>> 24;
+      source[field + 1] = (ttl >>> 16) & 0xff;
+      source[field + 2] = (ttl >>> 8) & 0xff;
+      source[field + 3] = ttl & 0xff;
+    });
+    page.i32[(at + H_WIRE_TTL) >> 2] = ttl;
+  }
+
+  /** A copy of the entry's stored reply with the query's ID and, for an EDNS client, an OPT echoing its UDP size, DO bit and echoable options. */
+  private copyOut(slot: number, req: Request): Buffer {
     const page = this.pages[slot >> PAGE_SHIFT]!;
     const at = (slot & PAGE_MASK) * BLOCK_BYTES;
     const length = page.u16[(at + H_LENGTH) >> 1]!;
@@ -433,16 +488,6 @@ export class EntryStore {
     if (length > INLINE_BYTES) {
       source = this.large.get(slot)!;
       start = 0;
-    }
-    if (ttl !== page.i32[(at + H_WIRE_TTL) >> 2]) {
-      // Once a second at most per entry: the TTL fields are found again rather than kept.
-      walkTtls(source, start, start + length, (field) => {
-        source[field] = ttl >>> 24;
-        source[field + 1] = (ttl >>> 16) & 0xff;
-        source[field + 2] = (ttl >>> 8) & 0xff;
-        source[field + 3] = ttl & 0xff;
-      });
-      page.i32[(at + H_WIRE_TTL) >> 2] = ttl;
     }
     const options = req.hasEdns ? req.ednsOptions : null;
     let optLength = 0;
@@ -454,15 +499,6 @@ export class EntryStore {
     out.set(start === 0 ? source : source.subarray(start, start + length), 0);
     out[0] = req.id >> 8;
     out[1] = req.id & 0xff;
-    let flags = page.u16[(at + H_FLAGS) >> 1]! | (req.flags & REPLY_COPIED_FLAGS);
-    if ((page.bytes[at + H_STATE]! & State.Authenticated) !== 0 && (req.dnssecOk || (req.flags & Flags.AD) !== 0)) flags |= Flags.AD;
-    out[2] = flags >> 8;
-    out[3] = flags & 0xff;
-    // The client's question case (0x20): the names matched, so they are laid out alike.
-    const raw = req.raw;
-    const end = HEADER_LENGTH + page.bytes[at + H_NAME_LENGTH]!;
-    // A loop: Buffer's copy makes a view per call, which costs more than these few dozen bytes.
-    for (let i = HEADER_LENGTH; i < end; i++) out[i] = raw[i]!;
     if (optLength > 0) {
       let o = length;
       out[o++] = 0; // root name

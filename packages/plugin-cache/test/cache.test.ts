@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { Flags, Rcode, replyTo, Request } from '@foghorn/core';
+import { encodeReply } from '@foghorn/core/wire';
 import { decodeReply, directivesOf, FakeBackend, makeQuery, query, startServer, tcpExchange, udpExchange } from '@foghorn/testkit';
 import type { Answerer, Reply, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
@@ -596,6 +597,46 @@ test('a hit reply is byte-identical to a decoded-and-re-encoded equivalent apart
   assert.equal(decoded.id, 77);
   assert.deepEqual(dnsPacket.encode(decoded), wire);
   assert.deepEqual(ttlsOf(decoded), [300, 300, 300]);
+});
+
+test("a miss sends the bytes the listener would encode from the reply: TTLs set, no upstream OPT, the client's OPT, AD cleared", async (t) => {
+  const h = await harness(t, 'cache');
+  // As *forward* passes on an upstream's reply: flags of its own, an OPT of its own.
+  const answer = (req: Request): Packet => ({
+    ...replyTo(req),
+    flags: (req.flags & Flags.RD) | Flags.RA | Flags.AD,
+    answers: [{ type: 'MX', name: req.name, ttl: 600, data: { preference: 10, exchange: 'mail.example.org' } }],
+    authorities: [{ type: 'NS', name: 'example.org', ttl: 300, data: 'ns.example.org' }],
+    additionals: [
+      { type: 'A', name: 'mail.example.org', ttl: 900, data: '192.0.2.25' },
+      { type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0, options: [{ code: 10, data: Buffer.alloc(24, 7) }] } as unknown as Answer,
+    ],
+  });
+  h.upstream.table.set('* MX', answer);
+  const cookie = { code: 10, data: Buffer.alloc(8, 1) };
+  const queries: Array<[string, (name: string) => Buffer]> = [
+    ['plain', (name) => makeQuery(name, 'MX', { id: 11 })],
+    ['EDNS', (name) => makeQuery(name, 'MX', { id: 12, udpSize: 1232 })],
+    ['DO', (name) => makeQuery(name, 'MX', { id: 13, udpSize: 4096, dnssecOk: true })],
+    ['a cookie', (name) => dnsPacket.encode({ type: 'query', id: 14, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'MX', name, class: 'IN' }], additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1400, flags: 0, options: [cookie] } as unknown as Answer] })],
+  ];
+  for (const [label, make] of queries) {
+    const raw = make(`${label.replace(/\W/g, '')}.Example.org`);
+    const got = await udpExchange({ port: h.port }, raw);
+    const req = Request.fromWire(raw, 'udp', '127.0.0.1', 53);
+    const msg = answer(req);
+    const ttl = 300;
+    const ad = req.dnssecOk ? Flags.AD : 0;
+    const expected = encodeReply(req, {
+      ...msg,
+      flags: ((msg.flags ?? 0) & ~Flags.AD) | ad,
+      answers: msg.answers!.map((rr) => ({ ...rr, ttl }) as Answer),
+      authorities: msg.authorities!.map((rr) => ({ ...rr, ttl }) as Answer),
+      additionals: msg.additionals!.filter((rr) => rr.type !== 'OPT').map((rr) => ({ ...rr, ttl }) as Answer),
+    });
+    assert.deepEqual(got, expected, label);
+  }
+  assert.equal(h.upstream.count, queries.length);
 });
 
 test('serve_stale_policy prefer_positive answers from a positive entry before a negative one', async (t) => {
