@@ -639,6 +639,20 @@ test("a miss sends the bytes the listener would encode from the reply: TTLs set,
   assert.equal(h.upstream.count, queries.length);
 });
 
+test('a name dns-packet does not write back as it came (an escaped dot) is answered every time but not cached', async (t) => {
+  const h = await harness(t, 'cache');
+  h.upstream.table.set('* A', aReply([300]));
+  // One label "a.b", then "example": presented as a\.b.example., which dns-packet writes as two labels.
+  const raw = Buffer.from([0, 9, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 3, 0x61, 0x2e, 0x62, 7, ...Buffer.from('example'), 0, 0, 1, 0, 1]);
+  for (let i = 0; i < 2; i++) {
+    const reply = decodeReply((await udpExchange({ port: h.port }, raw))!);
+    assert.equal(reply.rcode, 'NOERROR');
+    assert.equal(reply.answers?.length, 1);
+  }
+  assert.equal(h.upstream.count, 2);
+  assert.deepEqual(h.caches[0]!.size, { success: 0, denial: 0 });
+});
+
 test('serve_stale_policy prefer_positive answers from a positive entry before a negative one', async (t) => {
   for (const [policy, want] of [['', 'NXDOMAIN'], ['serve_stale_policy prefer_positive', 'NOERROR']] as const) {
     const h = await harness(t, `cache {\n  prefetch 1\n  serve_stale\n  ${policy}\n }`);
