@@ -14,8 +14,9 @@
  *           │ flags length ttl wireTtl storedMs          │        │          │                   │
  *           └────────────────────────────────────────────┴────────────────────────────────────────┘
  *           a longer reply has an array of its own (`large`); its header stays in the block
- *   slots   success [0, S) · denial [S, S + D), each cache split into 256 shards by the hash; a
- *           full shard makes room by evicting one of its entries at random
+ *   slots   success [0, S) · denial [S, S + D), each cache split into 256 shards by CoreDNS's
+ *           hash of the key (`shardOf`); a full shard makes room by evicting one of its entries
+ *           at random
  *
  * Why: an Entry object, a Buffer and a Uint32Array of TTL offsets per entry behind lru-cache held
  * 1,189 bytes an entry, and least-recently-used eviction turns a working set just above the
@@ -191,10 +192,23 @@ function questionHash(raw: Uint8Array, qtype: number, qclass: number, bits: numb
   return h >>> 0;
 }
 
-/** The shard of the question of `req` with the key bits `bits` (-1 for one that is not cached). */
-export function shardOf(req: Request, bits: number): number {
-  const hash = questionHash(req.raw, req.qtype, req.qclass, bits);
-  return hash === -1 ? -1 : hash & (SHARDS - 1);
+/**
+ * The shard of a key, as CoreDNS 1.12 picks it: the low byte of the FNV-1 (64-bit) hash of "1"
+ * or "0" for DO, the same for CD, the type's two bytes and the lower-cased name with its final
+ * dot (plugin/cache's `hash`, plugin/pkg/cache's `Add`). The low byte of a product depends only
+ * on the low bytes of its factors, so 8-bit arithmetic gives it. Same shards, same evictions: a
+ * set of names fills CoreDNS's shards and these alike (10,000 names `hN.example.org` leave both
+ * with 9,504 entries of 9,984).
+ */
+export function shardOf(qname: string, qtype: number, bits: number): number {
+  let h = 0x25; // FNV-1 64's offset basis, 0xcbf29ce484222325, low byte
+  // × 0x100000001b3 (its prime), low byte 0xb3, then ^ the byte
+  h = (Math.imul(h, 0xb3) & 0xff) ^ ((bits & 2) !== 0 ? 0x31 : 0x30);
+  h = (Math.imul(h, 0xb3) & 0xff) ^ ((bits & 1) !== 0 ? 0x31 : 0x30);
+  h = (Math.imul(h, 0xb3) & 0xff) ^ (qtype >> 8);
+  h = (Math.imul(h, 0xb3) & 0xff) ^ (qtype & 0xff);
+  for (let i = 0; i < qname.length; i++) h = (Math.imul(h, 0xb3) & 0xff) ^ (qname.charCodeAt(i) & 0xff);
+  return h;
 }
 
 /** The two caches' entries (see the module comment). */
@@ -224,6 +238,7 @@ export class EntryStore {
   /** Each shard's slots, packed at the front of the shard's range; and where each slot sits there. */
   private readonly members: Int32Array;
   private readonly memberAt: Int32Array;
+  private readonly shard: Uint8Array;
   private readonly shardCount: Uint16Array;
   /** Slots given back by `remove`: success's stack from 0, denial's from denialBase. */
   private readonly freeSlots: Int32Array;
@@ -264,6 +279,7 @@ export class EntryStore {
     this.generation = new Uint32Array(slots);
     this.members = new Int32Array(slots);
     this.memberAt = new Int32Array(slots);
+    this.shard = new Uint8Array(slots);
     this.shardCount = new Uint16Array(2 * SHARDS);
     this.freeSlots = new Int32Array(slots);
   }
@@ -364,7 +380,7 @@ export class EntryStore {
         lastHitMs = this.lastHitMs[slot]!;
       }
     } else {
-      slot = this.claim(tier, hash & (SHARDS - 1));
+      slot = this.claim(tier, shardOf(req.qname, req.qtype, bits));
       this.insert(hash | 0, slot);
     }
     const page = (this.pages[slot >> PAGE_SHIFT] ??= newPage());
@@ -404,7 +420,7 @@ export class EntryStore {
     if (slot < 0) return;
     this.unindex(slot);
     const size = tier === Tier.Success ? this.successShardSize : this.denialShardSize;
-    const shard = this.pages[slot >> PAGE_SHIFT]!.i32[((slot & PAGE_MASK) * BLOCK_BYTES + H_HASH) >> 2]! & (SHARDS - 1);
+    const shard = this.shard[slot]!;
     const first = (tier === Tier.Success ? 0 : this.denialBase) + shard * size;
     const countAt = tier * SHARDS + shard;
     const count = this.shardCount[countAt]! - 1;
@@ -593,6 +609,7 @@ export class EntryStore {
     else slot = this.fresh[tier]!++;
     this.members[first + count] = slot;
     this.memberAt[slot] = first + count;
+    this.shard[slot] = shard;
     this.shardCount[countAt] = count + 1;
     this.counts[tier]!++;
     return slot;

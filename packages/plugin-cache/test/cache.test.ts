@@ -449,7 +449,7 @@ test('a full shard evicts one of its own entries at random, as CoreDNS does', as
   const h = await harness(t, 'cache {\n  success 1\n }', new FakeBackend(), () => 0);
   h.upstream.table.set('* A', aReply([300]));
   // `success 1` still holds 1024 entries: 256 shards of at least 4. Five names of one shard.
-  const shardOfName = (name: string): number => shardOf(Request.fromWire(makeQuery(name, 'A'), 'udp', '127.0.0.1', 53), 0);
+  const shardOfName = (name: string): number => shardOf(`${name}.`, 1, 0);
   const shard = shardOfName('n0.example.org');
   const names: string[] = [];
   for (let i = 0; names.length < 5; i++) if (shardOfName(`n${i}.example.org`) === shard) names.push(`n${i}.example.org`);
