@@ -1,5 +1,5 @@
 /**
- * `node --expose-gc bench/dist/cache-hit.js` (after `npm run build`): the cache handler in
+ * `node bench/dist/cache-hit.js` (after `npm run build`): the cache handler in
  * process, without sockets, in front of a backend that answers as `file` does (the A record, the
  * apex NS in authority; NXDOMAIN with the SOA for names it does not hold). Two figures:
  *
@@ -21,6 +21,7 @@
  * run interleaved in one process, each with its own cache. Environment: BENCH_QUERIES per round
  * (default 100,000), BENCH_ROUNDS (default 21). It is a benchmark: nothing here asserts a time.
  */
+import { saveResults } from './results.js';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -231,4 +232,5 @@ if (process.argv[2] === '--memory') {
     const misses = [...run.missShare].sort((x, y) => x - y)[run.missShare.length >> 1]!;
     console.log(`${run.name}: ${names.toLocaleString('en')} names cycled ${figures(run.many)} (misses ${(misses * 100).toFixed(1)} %); all held (success 20000) ${figures(run.held)}; one name ${figures(run.one)}; misses alone ${figures(run.misses)}`);
   }
+  saveResults('cache-hit');
 }
