@@ -13,7 +13,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
+import { cpus, loadavg, release, totalmem } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -68,7 +68,7 @@ function render(job: string, options: SaveOptions): string {
     `| command | \`${command(options.env ?? [])}\` |`,
     `| commit | ${commit()} |`,
     `| ran | ${time(started)} to ${end} UTC |`,
-    `| machine | ${availableParallelism()} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()} |`,
+    `| machine | ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${release()} |`,
     `| node | ${process.version} |`,
     `| load average | ${load(loadAtStart)} at the start, ${load(loadavg())} at the end |`,
     '',
