@@ -22,7 +22,7 @@ test('ulimit -n 1024: 1,100 idle TCP connections leave room for new clients and 
   const server = await startFoghorn(corefile, port, work.dir, { keepOutput: true, shell: 'ulimit -n 1024 &&' });
   t.after(() => server.stop());
   assert.ok(
-    server.output.some((line) => line.includes('open file limit is 1024 (hard 1024): at most 512 TCP connections per listener')),
+    server.output.some((line) => line.includes('open file limit is 1024 (hard 1024): at most 512 TCP, DoT and DoH connections in all')),
     server.output.join('\n'),
   );
   const idle = await idleConnections(port, 1100);

@@ -21,7 +21,8 @@ import { errorMessage } from './errors.js';
 import { bindStream, clientAddress, defaultStreamTimeouts, GRACEFUL_STOP_MS, Listener, wrapListenError } from './listener.js';
 import type { ServerSettings } from './plugin.js';
 import { Request } from './request.js';
-import { clientAllowed, renewSecureContext, secureServerOptions } from './tls-listener.js';
+import type { GuardedConnection } from './tcp-limits.js';
+import { clientAllowed, renewSecureContext, secureServerOptions, tcpSocketOf } from './tls-listener.js';
 import { emptyHeader, readQuery, skipName, Verdict } from './wire.js';
 import type { QueryHeader } from './wire.js';
 
@@ -31,8 +32,6 @@ const MIME_TYPE = 'application/dns-message';
 /** The largest body or decoded `dns` parameter CoreDNS reads (plugin/pkg/doh `maxDNSQuerySize`). */
 const MAX_QUERY_SIZE = 65_536;
 const MAX_BASE64_LENGTH = Math.floor((MAX_QUERY_SIZE * 8 + 5) / 6);
-/** CoreDNS's `DefaultHTTPSMaxConnections`: concurrent connections of one DoH listener. */
-export const defaultHttpsMaxConnections = 200;
 /** Concurrent streams per HTTP/2 connection, Go's http2 server default (Node's is unlimited). */
 export const defaultHttp2MaxStreams = 250;
 
@@ -120,12 +119,18 @@ export function dnsParameter(query: string): Buffer | undefined {
   return Buffer.from(text, 'base64url');
 }
 
+/** An accepted DoH connection: its place in the connection caps and its requests in progress. */
+interface HeldConnection {
+  readonly guarded: GuardedConnection;
+  requests: number;
+}
+
 /** One DoH listener: `https://zone:443`. */
 export class DohListener extends Listener {
   private httpsServer: http2.Http2SecureServer | undefined;
   private readonly sessions = new Set<Http2Session>();
-  /** Every accepted socket, handshake done or not, so a stop can cut them all. */
-  private readonly sockets = new Set<net.Socket>();
+  /** Every accepted socket, handshake done or not, so a stop can cut them all, and its requests in progress. */
+  private readonly sockets = new Map<net.Socket, HeldConnection>();
   private readonly dohHeader: QueryHeader = emptyHeader();
 
   /** The timeouts in force: CoreDNS's defaults, overridden by *timeouts*; computed once per configuration. */
@@ -149,13 +154,17 @@ export class DohListener extends Listener {
       handshakeTimeout: this.timeouts.readTimeoutMs,
       settings: { maxConcurrentStreams: defaultHttp2MaxStreams },
     });
-    server.maxConnections = defaultHttpsMaxConnections;
     server.setTimeout(this.timeouts.idleTimeoutMs);
     server.on('connection', (socket: net.Socket) => {
       // Replies are small and each is a whole response: send at once, not after Nagle's delay.
       socket.setNoDelay(true);
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
+      // The same caps as TCP and DoT: admitted at accept, idle while no request is in progress.
+      const held: HeldConnection = { guarded: this.guard.admit(socket), requests: 0 };
+      this.sockets.set(socket, held);
+      socket.once('close', () => {
+        this.sockets.delete(socket);
+        this.guard.release(held.guarded);
+      });
     });
     server.on('secureConnection', (socket: TLSSocket) => {
       if (!this.settings.tls || !clientAllowed(socket, this.settings.tls)) socket.destroy();
@@ -167,6 +176,7 @@ export class DohListener extends Listener {
     });
     server.on('tlsClientError', (_error: Error, socket: TLSSocket) => socket.destroy());
     server.on('request', (req: HttpRequest, res: HttpResponse) => {
+      this.track(req, res);
       // A throw here would end the process (an uncaught exception in an event handler): answer 500 instead.
       try {
         this.onRequest(req, res);
@@ -192,13 +202,27 @@ export class DohListener extends Listener {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const session of this.sessions) session.close();
     const cut = (): void => {
-      for (const socket of this.sockets) socket.destroy();
+      for (const socket of this.sockets.keys()) socket.destroy();
       for (const session of this.sessions) session.destroy();
     };
     const timer = setTimeout(cut, graceMs);
     if (graceMs === 0) cut();
     await closed;
     clearTimeout(timer);
+  }
+
+  /** A request (an HTTP/2 stream) is in progress on its connection until its response closes. */
+  private track(req: HttpRequest, res: HttpResponse): void {
+    // An HTTP/2 request's socket is a proxy of the session's TLS socket; both lead to the TCP one.
+    const tcp = tcpSocketOf(req.socket as TLSSocket);
+    const held = tcp && this.sockets.get(tcp);
+    if (!held) return;
+    held.requests++;
+    this.guard.touch(held.guarded, false);
+    res.once('close', () => {
+      held.requests--;
+      this.guard.touch(held.guarded, held.requests === 0);
+    });
   }
 
   private onRequest(req: HttpRequest, res: HttpResponse): void {

@@ -23,8 +23,7 @@ export type { DispatchContext } from './dispatch.js';
 
 // Listener limits and their defaults.
 export { defaultStreamTimeouts } from './listener.js';
-export { defaultTlsMaxConnections } from './tls-listener.js';
-export { cacheMaxAge, defaultHttp2MaxStreams, defaultHttpsMaxConnections, DOH_PATH } from './doh-listener.js';
+export { cacheMaxAge, defaultHttp2MaxStreams, DOH_PATH } from './doh-listener.js';
 export { DEFAULT_MAX_TCP_CONNECTIONS, defaultMaxConnections, descriptorLimit, UDP_RECEIVE_BUFFER } from './limits.js';
 export type { DescriptorLimit } from './limits.js';
 export { DEFAULT_MAX_BUFFERED_BYTES, defaultTcpLimits } from './tcp-limits.js';

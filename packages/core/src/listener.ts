@@ -16,7 +16,7 @@ import type { DispatchContext } from './dispatch.js';
 import { serverLabel } from './keys.js';
 import { raiseReceiveBuffer, UDP_RECEIVE_BUFFER } from './limits.js';
 import { defaultTcpLimits, FrameReader, TcpGuard } from './tcp-limits.js';
-import type { GuardedConnection, TcpLimits } from './tcp-limits.js';
+import type { ConnectionBudget, EvictionReason, GuardedConnection, TcpLimits } from './tcp-limits.js';
 import type { ReceiveBuffer } from './limits.js';
 import type { Logger } from './logger.js';
 import type { KeyTransport, ServerSettings } from './plugin.js';
@@ -57,6 +57,8 @@ export interface ListenerOptions {
   readonly events?: ListenerEvents;
   /** Caps of TCP connections and buffered bytes (default: {@link defaultTcpLimits}). */
   readonly tcpLimits?: TcpLimits;
+  /** The connection budget this listener shares with the others (default: the process's, {@link processBudget}). */
+  readonly budget?: ConnectionBudget;
 }
 
 /**
@@ -150,7 +152,7 @@ class UdpWriter extends ReplyWriter {
  * after its last reply rather than dropping it, and whether reading is paused because the
  * client does not read its replies (backpressure), for at most the write timeout.
  */
-class TcpConnection implements GuardedConnection {
+class TcpConnection {
   inFlight = 0;
   /** Queries read so far, for *timeouts*' `maxtcpqueries`. */
   queries = 0;
@@ -161,11 +163,18 @@ class TcpConnection implements GuardedConnection {
   constructor(
     readonly socket: net.Socket,
     private readonly writeTimeoutMs: number,
+    /** Its place in the connection caps (for DoT, of the TCP socket under the TLS one). */
+    readonly guarded: GuardedConnection,
   ) {}
 
-  /** Nothing half-read and nothing being answered: the first to close at the connection cap. */
+  /** Nothing half-read and nothing being answered: among the first to close at a connection cap. */
   get idle(): boolean {
     return this.inFlight === 0 && !(this.reader?.partial ?? false);
+  }
+
+  /** Tells the caps whether it is idle now, and that it was active. */
+  touch(): void {
+    this.guarded.guard.touch(this.guarded, this.idle);
   }
 
   send(wire: Buffer): void {
@@ -210,6 +219,7 @@ class TcpConnection implements GuardedConnection {
   /** A query finished; a closing connection ends after the last one. */
   finished(): void {
     this.inFlight--;
+    this.touch();
     if (this.closing && this.inFlight === 0) this.socket.end();
   }
 
@@ -265,8 +275,9 @@ export class Listener {
   /** The stream server: TCP here, TLS for DoT (DoH keeps its HTTP/2 server itself). */
   protected tcp: net.Server | undefined;
   private readonly connections = new Set<TcpConnection>();
-  private readonly guard: TcpGuard;
-  private capReported = false;
+  /** This listener's connection caps; DoT and DoH admit their connections through it too. */
+  protected readonly guard: TcpGuard;
+  private readonly evictionsReported = new Set<EvictionReason>();
   private readonly header: QueryHeader = emptyHeader();
   protected boundPort = 0;
 
@@ -280,7 +291,7 @@ export class Listener {
       logger: options.logger,
       ...(events ? { onPanic: (server: string, error: unknown) => events.panic(server, error) } : {}),
     };
-    this.guard = new TcpGuard(options.tcpLimits ?? defaultTcpLimits());
+    this.guard = new TcpGuard(options.tcpLimits ?? defaultTcpLimits(), options.budget, (reason) => this.reportEviction(reason));
   }
 
   /** Takes the settings of the blocks served here: before {@link listen}, and again on every reload. */
@@ -400,18 +411,12 @@ export class Listener {
    * the connection's start); between messages the connection waits at most the idle timeout.
    * Bytes trickling in extend neither (tcp-limits.ts), and the listener's caps apply.
    */
-  protected onConnection(socket: net.Socket): void {
+  protected onConnection(socket: net.Socket, guarded?: GuardedConnection): void {
     socket.on('error', () => socket.destroy());
     const { readTimeoutMs, writeTimeoutMs, idleTimeoutMs } = { ...defaultStreamTimeouts, ...this.settings };
     const maxQueries = this.settings.maxQueries ?? 0;
-    const connection = new TcpConnection(socket, writeTimeoutMs);
-    const evicted = this.guard.evicted;
-    if (!this.guard.admit(connection)) {
-      this.reportCap();
-      socket.destroy();
-      return;
-    }
-    if (this.guard.evicted !== evicted) this.reportCap();
+    // A DoT connection was admitted when its TCP connection was accepted, before the handshake.
+    const connection = new TcpConnection(socket, writeTimeoutMs, guarded ?? this.guard.admit(socket));
     this.connections.add(connection);
     socket.setNoDelay(true);
     // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
@@ -432,17 +437,27 @@ export class Listener {
     connection.reader = reader;
     socket.on('close', () => {
       this.connections.delete(connection);
-      this.guard.release(connection);
+      this.guard.release(connection.guarded);
       reader.close();
     });
-    socket.on('data', (chunk: Buffer) => reader.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      reader.push(chunk);
+      connection.touch();
+    });
   }
 
-  /** Says once per listener that the TCP connection cap was reached. */
-  private reportCap(): void {
-    if (this.capReported) return;
-    this.capReported = true;
-    this.options.logger.warning(`${this.server}: ${this.guard.limits.maxConnections} TCP connections open (the cap): closing the oldest idle one for each new one, refusing new ones when none is idle`);
+  /** Says once per listener and reason that connections are being closed to make room. */
+  private reportEviction(reason: EvictionReason): void {
+    if (this.evictionsReported.has(reason)) return;
+    this.evictionsReported.add(reason);
+    const budget = this.guard.budget;
+    const why =
+      reason === 'listener'
+        ? `${this.guard.limits.maxConnections} connections open on this listener (its cap)`
+        : reason === 'process'
+          ? `${budget.maxConnections} connections open in all listeners (half the open file limit of ${budget.descriptorLimit})`
+          : `the open file limit of ${budget.descriptorLimit} nearly reached`;
+    this.options.logger.warning(`${this.server}: ${why}: closing the connection idle the longest for each new one`);
   }
 
   private onFrame(connection: TcpConnection, msg: Buffer): void {

@@ -148,7 +148,7 @@ export class Server {
   private reportDescriptorLimit(): void {
     const limit = descriptorLimit();
     if (!limit || this.options.tcpLimits?.maxConnections !== undefined || this.tcpLimits.maxConnections >= DEFAULT_MAX_TCP_CONNECTIONS) return;
-    this.logger.warning(`open file limit is ${limit.soft} (hard ${limit.hard}): at most ${this.tcpLimits.maxConnections} TCP connections per listener; raise it with ulimit -n or LimitNOFILE`);
+    this.logger.warning(`open file limit is ${limit.soft} (hard ${limit.hard}): at most ${this.tcpLimits.maxConnections} TCP, DoT and DoH connections in all; raise it with ulimit -n or LimitNOFILE`);
   }
 
   /**

@@ -1,16 +1,25 @@
 /**
- * What a TCP (or DoT) client may hold: connections and buffered bytes per listener, and how long
- * a message may take to arrive. Without these a slow client is never cut off: Node's socket
- * timeout restarts on every byte, so 3,000 connections trickling a byte every 2 s into a 60 KB
- * frame stayed open and pinned 227 MB.
+ * What a TCP, DoT or DoH client may hold: connections and buffered bytes, and how long a message
+ * may take to arrive. Without these a slow client is never cut off: Node's socket timeout
+ * restarts on every byte, so 3,000 connections trickling a byte every 2 s into a 60 KB frame
+ * stayed open and pinned 227 MB.
  *
  * - Each frame has a deadline from its first byte: the read timeout (CoreDNS: 3 s, miekg/dns's
  *   ReadTimeout, also for the first query of a connection). Bytes arriving do not extend it.
  * - Between frames a connection waits at most the idle timeout (CoreDNS: 10 s); a partial
  *   frame is under the read deadline, so trickling extends neither.
- * - Per listener at most `maxConnections` are open. A new connection past the cap closes the
- *   oldest idle one (no partial frame, no query in flight), so idle hoarders cannot lock clients
- *   out; when none is idle the new one is refused.
+ * - A new connection always gets in. Per listener at most `maxConnections` are open, and in the
+ *   whole process at most half the open-file limit ({@link ConnectionBudget}); past either, the
+ *   connection idle the longest is closed (one that never sent anything is idle from its accept),
+ *   or, when every one has a query in progress, the oldest one. Refusing the new connection
+ *   instead let 1,000 silent clients shut TCP out for as long as they stayed connected.
+ * - Descriptors can run out for other reasons (forward's upstream sockets, files). libuv then
+ *   handles accept's EMFILE by itself: it closes a spare descriptor it keeps, accepts every
+ *   pending connection and closes it at once, and tells Node nothing (src/unix/stream.c
+ *   `uv__emfile_trick`), so new clients are reset while the old ones stay. The kernel hands out
+ *   the lowest free descriptor, so a connection whose descriptor is within
+ *   {@link ConnectionBudget.reserve} of the limit shows that nearly none are left: idle
+ *   connections are closed then, before an accept can fail.
  * - Per listener at most `maxBufferedBytes` are held in partial frames; the connection whose
  *   frame would go past it is closed.
  *
@@ -18,9 +27,9 @@
  * (RFC 1035 §4.2.2, RFC 7858 §3.3).
  */
 import type net from 'node:net';
-import { defaultMaxConnections } from './limits.js';
+import { defaultMaxConnections, descriptorLimit } from './limits.js';
 
-/** Per-listener caps; the defaults are in the repository README. */
+/** Per-listener caps; the defaults are in docs/reliability.md ("Limits and their defaults"). */
 export interface TcpLimits {
   /** Concurrent connections per listener (default 1,000, at most half the descriptor limit). */
   readonly maxConnections: number;
@@ -41,54 +50,153 @@ export interface FrameTimeouts {
   readonly idleTimeoutMs: number;
 }
 
-/** One connection as the guard sees it. */
-export interface GuardedConnection {
-  readonly socket: net.Socket;
-  /** No partial frame and no query in flight: the first to go when the cap is reached. */
-  readonly idle: boolean;
+/** Why connections were closed to make room, for the listener's one log line each. */
+export type EvictionReason = 'listener' | 'process' | 'descriptors';
+
+/**
+ * One accepted connection as the caps see it: in its guard's and the budget's idle or busy list,
+ * each in the order connections entered it, so the first idle one is the one idle the longest.
+ */
+export class GuardedConnection {
+  /** In the idle lists (no partial message, no query in progress), else in the busy ones. */
+  idle = true;
+  released = false;
+
+  constructor(
+    /** The accepted TCP socket: destroying it frees the descriptor (under TLS too). */
+    readonly socket: net.Socket,
+    readonly guard: TcpGuard,
+  ) {}
 }
 
-/** One listener's open connections (oldest first) and buffered bytes. */
-export class TcpGuard {
-  private readonly open = new Set<GuardedConnection>();
-  buffered = 0;
-  /** Connections refused or closed by the caps, for the log and tests. */
-  refused = 0;
+/**
+ * The connections of every listener of this process, against half its descriptor limit (the
+ * other half stays for upstream sockets, files and the listeners themselves, as Knot DNS's
+ * `tcp-max-clients` default does), and the watch on the descriptors themselves.
+ */
+export class ConnectionBudget {
+  readonly idle = new Set<GuardedConnection>();
+  readonly busy = new Set<GuardedConnection>();
+  /** Connections closed for the budget or for the descriptors, for tests. */
   evicted = 0;
 
-  constructor(public limits: TcpLimits) {}
+  constructor(
+    /** Connections in all listeners together; Infinity when the limit is unknown. */
+    readonly maxConnections: number,
+    /** The soft RLIMIT_NOFILE, Infinity when unknown (then descriptors are not watched). */
+    readonly descriptorLimit: number,
+    /** Free descriptors to keep: a connection given one within this many of the limit closes idle ones. */
+    readonly reserve: number,
+  ) {}
 
   get connections(): number {
-    return this.open.size;
+    return this.idle.size + this.busy.size;
+  }
+}
+
+/** The budget of a process whose soft descriptor limit is `soft`. */
+export function budgetFor(soft: number): ConnectionBudget {
+  if (!Number.isFinite(soft)) return new ConnectionBudget(Infinity, Infinity, 0);
+  // A 32nd of the limit (32 of 1,024), at least 16 and at most 256: room for the descriptors the
+  // rest of the process opens between two accepts (never more than a quarter of a tiny limit).
+  const reserve = Math.min(256, Math.floor(soft / 4), Math.max(16, Math.floor(soft / 32)));
+  return new ConnectionBudget(Math.max(1, Math.floor(soft / 2)), soft, reserve);
+}
+
+let shared: ConnectionBudget | undefined;
+
+/** This process's budget, shared by every listener (descriptors are per process). */
+export function processBudget(): ConnectionBudget {
+  return (shared ??= budgetFor(descriptorLimit()?.soft ?? Infinity));
+}
+
+/** The descriptor number of an accepted socket, or -1 where libuv does not say (not Unix). */
+function descriptorOf(socket: net.Socket): number {
+  const fd = (socket as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
+  return typeof fd === 'number' ? fd : -1;
+}
+
+/** One listener's open connections and buffered bytes. */
+export class TcpGuard {
+  private readonly idle = new Set<GuardedConnection>();
+  private readonly busy = new Set<GuardedConnection>();
+  buffered = 0;
+  /** Connections this listener's cap closed, for the log and tests. */
+  evicted = 0;
+
+  constructor(
+    public limits: TcpLimits,
+    readonly budget: ConnectionBudget = processBudget(),
+    /** Told each time connections are closed to make room (the listener logs the first of each reason). */
+    readonly onEvict: (reason: EvictionReason) => void = () => undefined,
+  ) {}
+
+  get connections(): number {
+    return this.idle.size + this.busy.size;
   }
 
   /**
-   * Takes a new connection: true when it may stay. At the cap the oldest idle connection is
-   * closed to make room; when none is idle the new connection is refused.
+   * Takes a newly accepted connection, idle until {@link touch} says otherwise. It always gets
+   * in: past this listener's cap or the process's budget the longest-idle connection (else the
+   * oldest) is closed, and when its descriptor shows few left, idle connections are closed too.
    */
-  admit(connection: GuardedConnection): boolean {
-    if (this.open.size >= this.limits.maxConnections) {
-      let victim: GuardedConnection | undefined;
-      for (const other of this.open) {
-        if (other.idle) {
-          victim = other;
-          break;
-        }
-      }
-      if (!victim) {
-        this.refused++;
-        return false;
-      }
+  admit(socket: net.Socket): GuardedConnection {
+    if (this.connections >= this.limits.maxConnections) {
+      this.evict(this.idle, this.busy);
       this.evicted++;
-      this.open.delete(victim);
-      victim.socket.destroy();
+      this.onEvict('listener');
     }
-    this.open.add(connection);
-    return true;
+    const budget = this.budget;
+    if (budget.connections >= budget.maxConnections) {
+      this.evict(budget.idle, budget.busy);
+      budget.evicted++;
+      this.onEvict('process');
+    }
+    const connection = new GuardedConnection(socket, this);
+    this.idle.add(connection);
+    budget.idle.add(connection);
+    const fd = descriptorOf(socket);
+    const short = fd - (budget.descriptorLimit - budget.reserve) + 1;
+    if (short > 0) {
+      // Every descriptor below `fd` is taken: close enough connections to get the reserve back.
+      for (let i = 0; i < short && budget.connections > 1; i++) {
+        if (!this.evict(budget.idle, budget.busy, connection)) break;
+        budget.evicted++;
+      }
+      this.onEvict('descriptors');
+    }
+    return connection;
   }
 
+  /**
+   * Something happened on `connection` (a chunk read, a reply sent): it moves to the end of the
+   * idle or busy list, so the idle lists stay in the order connections last went quiet.
+   */
+  touch(connection: GuardedConnection, idle: boolean): void {
+    if (connection.released) return;
+    const budget = this.budget;
+    (connection.idle ? this.idle : this.busy).delete(connection);
+    (connection.idle ? budget.idle : budget.busy).delete(connection);
+    connection.idle = idle;
+    (idle ? this.idle : this.busy).add(connection);
+    (idle ? budget.idle : budget.busy).add(connection);
+  }
+
+  /** The connection closed; calling it again does nothing. */
   release(connection: GuardedConnection): void {
-    this.open.delete(connection);
+    if (connection.released) return;
+    connection.released = true;
+    (connection.idle ? this.idle : this.busy).delete(connection);
+    (connection.idle ? this.budget.idle : this.budget.busy).delete(connection);
+  }
+
+  /** Closes the first of `idle`, else the first of `busy` (never `spare`); false when there is none. */
+  private evict(idle: Set<GuardedConnection>, busy: Set<GuardedConnection>, spare?: GuardedConnection): boolean {
+    const victim = first(idle, spare) ?? first(busy, spare);
+    if (!victim) return false;
+    victim.guard.release(victim);
+    victim.socket.destroy();
+    return true;
   }
 
   /** Reserves `bytes` for a partial frame; false when the listener's budget is spent. */
@@ -101,6 +209,11 @@ export class TcpGuard {
   free(bytes: number): void {
     this.buffered -= bytes;
   }
+}
+
+function first(set: Set<GuardedConnection>, except: GuardedConnection | undefined): GuardedConnection | undefined {
+  for (const connection of set) if (connection !== except) return connection;
+  return undefined;
 }
 
 /**

@@ -10,12 +10,15 @@ import type net from 'node:net';
 import { listenError } from './address.js';
 import { bindStream, GRACEFUL_STOP_MS, Listener, wrapListenError } from './listener.js';
 import type { ServerSettings, TlsSettings } from './plugin.js';
+import type { GuardedConnection } from './tcp-limits.js';
 
 /**
- * Concurrent connections one DoT listener accepts; more are closed on accept. CoreDNS sets no
- * limit for DoT; each TLS connection costs Node some 40 KB, so 1,000 bound memory to ~40 MB.
+ * The TCP socket under a TLS one: the accepted connection, the one the caps count. Node keeps it
+ * as `_parent` (lib/_tls_wrap.js), the only link from a server's TLS socket back to it.
  */
-export const defaultTlsMaxConnections = 1_000;
+export function tcpSocketOf(socket: tls.TLSSocket): net.Socket | undefined {
+  return (socket as unknown as { _parent?: net.Socket | null })._parent ?? undefined;
+}
 
 /**
  * CoreDNS's cipher suites for TLS 1.2 (plugin/pkg/tls `setTLSDefaults`): ECDHE with AEAD only.
@@ -74,8 +77,12 @@ export function renewSecureContext(server: tls.Server, settings: TlsSettings): v
 
 /** One DoT listener: `tls://zone:853`. */
 export class TlsListener extends Listener {
-  /** Every accepted socket, handshake done or not, so a stop can cut the ones still handshaking. */
-  private readonly accepted = new Set<net.Socket>();
+  /**
+   * Every accepted socket, handshake done or not, with its place in the connection caps (taken
+   * at accept: a handshake that never ends is an idle connection), so a stop can cut the ones
+   * still handshaking.
+   */
+  private readonly accepted = new Map<net.Socket, GuardedConnection>();
 
   override configure(settings: ServerSettings): void {
     super.configure(settings);
@@ -91,10 +98,13 @@ export class TlsListener extends Listener {
       // A client that connects and never completes its handshake holds a connection: give it the read timeout.
       handshakeTimeout: settings.readTimeoutMs ?? 3_000,
     });
-    server.maxConnections = defaultTlsMaxConnections;
     server.on('connection', (socket: net.Socket) => {
-      this.accepted.add(socket);
-      socket.once('close', () => this.accepted.delete(socket));
+      const guarded = this.guard.admit(socket);
+      this.accepted.set(socket, guarded);
+      socket.once('close', () => {
+        this.accepted.delete(socket);
+        this.guard.release(guarded);
+      });
     });
     server.on('secureConnection', (socket: tls.TLSSocket) => {
       // The current settings: a reload may have changed the policy since the server was made.
@@ -102,7 +112,8 @@ export class TlsListener extends Listener {
         socket.destroy();
         return;
       }
-      this.onConnection(socket);
+      const tcp = tcpSocketOf(socket);
+      this.onConnection(socket, tcp && this.accepted.get(tcp));
     });
     // Garbage instead of a handshake, a bad client certificate, a timeout: that connection only.
     server.on('tlsClientError', (_error: Error, socket: tls.TLSSocket) => socket.destroy());
@@ -118,7 +129,7 @@ export class TlsListener extends Listener {
   /** As {@link Listener.close}, and connections still in their handshake are cut after `graceMs` too. */
   override async close(graceMs?: number): Promise<void> {
     const timer = setTimeout(() => {
-      for (const socket of this.accepted) socket.destroy();
+      for (const socket of this.accepted.keys()) socket.destroy();
     }, graceMs ?? GRACEFUL_STOP_MS);
     try {
       await super.close(graceMs);

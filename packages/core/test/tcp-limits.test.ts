@@ -1,8 +1,7 @@
 import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type net from 'node:net';
-import { FrameReader, TcpGuard } from '../src/tcp-limits.js';
-import type { GuardedConnection } from '../src/tcp-limits.js';
+import { budgetFor, ConnectionBudget, FrameReader, TcpGuard } from '../src/tcp-limits.js';
 
 const timeouts = { readTimeoutMs: 3000, idleTimeoutMs: 10_000 };
 
@@ -15,7 +14,7 @@ function framed(...messages: string[]): Buffer {
   }));
 }
 
-function reader(guard = new TcpGuard({ maxConnections: 10, maxBufferedBytes: 1 << 20 })) {
+function reader(guard = new TcpGuard({ maxConnections: 10, maxBufferedBytes: 1 << 20 }, budgetFor(100_000))) {
   const frames: string[] = [];
   const timeoutsSeen: boolean[] = [];
   let overflowed = false;
@@ -67,7 +66,7 @@ test('the first message gets the read timeout from the connection start', (t) =>
 });
 
 test('partial frames count against the listener budget, released when complete or closed', () => {
-  const guard = new TcpGuard({ maxConnections: 10, maxBufferedBytes: 1000 });
+  const guard = new TcpGuard({ maxConnections: 10, maxBufferedBytes: 1000 }, budgetFor(100_000));
   const a = reader(guard);
   a.r.push(framed('y'.repeat(600)).subarray(0, 10));
   assert.equal(guard.buffered, 600);
@@ -83,20 +82,83 @@ test('partial frames count against the listener budget, released when complete o
   assert.equal(guard.buffered, 0);
 });
 
-test('at the connection cap the oldest idle connection makes room; with none idle the new one is refused', () => {
-  const guard = new TcpGuard({ maxConnections: 2, maxBufferedBytes: 1000 });
-  const make = (idle: boolean): GuardedConnection & { destroyed: boolean } => {
-    const c = { idle, destroyed: false, socket: { destroy: () => (c.destroyed = true) } as unknown as net.Socket };
-    return c;
-  };
-  const busy = make(false);
-  const idle = make(true);
-  assert.equal(guard.admit(busy), true);
-  assert.equal(guard.admit(idle), true);
-  const third = make(false);
-  assert.equal(guard.admit(third), true);
-  assert.equal(idle.destroyed, true);
-  assert.equal(busy.destroyed, false);
-  assert.equal(guard.admit(make(true)), false, 'nobody idle: refused');
-  assert.equal(guard.connections, 2);
+/** A stand-in for an accepted socket: its descriptor number, and whether the guard destroyed it. */
+function fakeSocket(fd = 10): net.Socket & { destroyedByGuard: boolean } {
+  const socket = { destroyedByGuard: false, _handle: { fd }, destroy: () => (socket.destroyedByGuard = true) };
+  return socket as unknown as net.Socket & { destroyedByGuard: boolean };
+}
+
+test('at the cap a new connection gets in: the one idle the longest goes, else the oldest', () => {
+  const reasons: string[] = [];
+  const guard = new TcpGuard({ maxConnections: 3, maxBufferedBytes: 1000 }, budgetFor(100_000), (reason) => reasons.push(reason));
+  const [a, b, c] = [fakeSocket(), fakeSocket(), fakeSocket()];
+  const ca = guard.admit(a);
+  const cb = guard.admit(b);
+  const cc = guard.admit(c);
+  // a sent a query (busy), then b; b's reply went out: b is idle since now, c since its accept.
+  guard.touch(ca, false);
+  guard.touch(cb, false);
+  guard.touch(cb, true);
+  const d = fakeSocket();
+  const cd = guard.admit(d);
+  assert.deepEqual([a, b, c, d].map((s) => s.destroyedByGuard), [false, false, true, false], 'c never sent anything: idle the longest');
+  assert.equal(cc.released, true);
+  const x = guard.admit(fakeSocket());
+  assert.equal(b.destroyedByGuard, true, 'then b, idle since its reply');
+  // Everyone busy: the oldest goes; a new client is never refused.
+  guard.touch(cd, false);
+  guard.touch(x, false);
+  guard.admit(fakeSocket());
+  assert.equal(a.destroyedByGuard, true, 'a, busy the longest');
+  assert.equal(guard.connections, 3);
+  assert.equal(guard.evicted, 3);
+  assert.deepEqual([...new Set(reasons)], ['listener']);
+});
+
+test('the process budget spans listeners: past half the descriptor limit the longest-idle connection of any listener goes', () => {
+  const budget = new ConnectionBudget(4, 100_000, 16);
+  const limits = { maxConnections: 1000, maxBufferedBytes: 1000 };
+  const first = new TcpGuard(limits, budget);
+  const second = new TcpGuard(limits, budget);
+  const old = fakeSocket(5);
+  first.admit(old);
+  const active = second.admit(fakeSocket(5));
+  second.admit(fakeSocket(5));
+  first.admit(fakeSocket(5));
+  second.touch(active, true);
+  assert.equal(budget.connections, 4);
+  second.admit(fakeSocket(5));
+  assert.equal(old.destroyedByGuard, true);
+  assert.equal(budget.connections, 4);
+  assert.deepEqual([first.connections, second.connections], [1, 3]);
+  assert.equal(budget.evicted, 1);
+});
+
+test('a descriptor within the reserve of the limit closes idle connections before accept can fail', () => {
+  const budget = budgetFor(1024);
+  assert.equal(budget.reserve, 32);
+  const reasons: string[] = [];
+  const guard = new TcpGuard({ maxConnections: 1000, maxBufferedBytes: 1000 }, budget, (reason) => reasons.push(reason));
+  const held = Array.from({ length: 10 }, (_, i) => fakeSocket(100 + i));
+  held.forEach((socket) => guard.admit(socket));
+  // It gets descriptor 993, so every one below is taken (the kernel hands out the lowest free
+  // one) and at most 30 are left above it: 2 short of the reserve.
+  const late = fakeSocket(993);
+  guard.admit(late);
+  assert.deepEqual(held.map((s) => s.destroyedByGuard), [true, true, false, false, false, false, false, false, false, false]);
+  assert.equal(late.destroyedByGuard, false, 'never the new one');
+  assert.deepEqual(reasons, ['descriptors']);
+  // A descriptor well below the limit closes nothing.
+  guard.admit(fakeSocket(200));
+  assert.equal(guard.connections, 10);
+});
+
+test('release is idempotent and a released connection is not touched back in', () => {
+  const guard = new TcpGuard({ maxConnections: 10, maxBufferedBytes: 1000 }, budgetFor(100_000));
+  const connection = guard.admit(fakeSocket());
+  guard.release(connection);
+  guard.release(connection);
+  guard.touch(connection, false);
+  assert.equal(guard.connections, 0);
+  assert.equal(guard.budget.connections, 0);
 });

@@ -9,14 +9,14 @@ import net from 'node:net';
 import { after, before, test } from 'node:test';
 import tls from 'node:tls';
 import { replyTo } from '@foghorn/core';
-import { cacheMaxAge, defaultHttp2MaxStreams, defaultHttpsMaxConnections } from '@foghorn/core/server';
+import { cacheMaxAge, defaultHttp2MaxStreams } from '@foghorn/core/server';
 import bind from '@foghorn/plugin-bind';
 import tlsPlugin from '@foghorn/plugin-tls';
 import whoami from '@foghorn/plugin-whoami';
 import { decodeReply, directivesOf, dohRequest, kdig, makeQuery, makeTestPki, startServer, testPlugin, whenClosed } from '@foghorn/testkit';
 import type { TestPki, TestServer } from '@foghorn/testkit';
 import dnsPacket from 'dns-packet';
-import { closedOnAccept, holdConnections } from './connections.js';
+import { firstClosed, holdConnections } from './connections.js';
 
 /** Answers `ttl.test` names with records of TTL 300 and 60, and writes nothing for `silent.test`. */
 const ttl = testPlugin('ttl', (next) => ({
@@ -194,25 +194,44 @@ test('several requests on one HTTP/2 connection, in parallel', async () => {
   }
 });
 
-test('limits: 200 connections per DoH listener (more are closed on accept), 250 streams per HTTP/2 connection', async (t) => {
-  const session = http2.connect(`https://127.0.0.1:${port}`, { ca: pki.ca.cert, servername: 'localhost' });
+test('250 streams per HTTP/2 connection; at the connection cap a new client gets in, a session with a request in progress stays', async (t) => {
+  // `wait.test` is answered only when the test says so: a request in progress for as long as needed.
+  let arrived!: () => void;
+  const inProgress = new Promise<void>((resolve) => (arrived = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const wait = testPlugin('wait', (next) => ({
+    name: 'wait',
+    serveDNS(req, w) {
+      if (req.qname !== 'wait.test.') return next!.serveDNS(req, w);
+      arrived();
+      return released.then(() => next!.serveDNS(req, w));
+    },
+  }));
+  const capped = await startServer(`https://.:0 {\n  bind 127.0.0.1\n  tls ${pki.server.certFile} ${pki.server.keyFile}\n  wait\n  whoami\n}\n`, {
+    directives: directivesOf(bind, tlsPlugin, wait, whoami),
+    tcpLimits: { maxConnections: 50 },
+  });
+  t.after(() => capped.close());
+  const cappedPort = capped.port();
+  const session = http2.connect(`https://127.0.0.1:${cappedPort}`, { ca: pki.ca.cert, servername: 'localhost' });
   t.after(() => session.close());
   await once(session, 'remoteSettings');
   assert.equal(session.remoteSettings.maxConcurrentStreams, defaultHttp2MaxStreams);
   assert.equal(defaultHttp2MaxStreams, 250);
-  // The session holds one slot: hold the remaining ones, then one more.
-  const held = await holdConnections(t, port, defaultHttpsMaxConnections - 1);
-  await closedOnAccept(port);
-  // Closed on accept, not by a timeout: every held connection is still open.
-  assert.ok(held.every((socket) => socket.readyState === 'open'));
-  for (const socket of held) socket.destroy();
-  // The open session still answers; a new connection is accepted once the others are gone.
-  const stream = session.request({ ':path': get(makeQuery('a.ttl.test', 'A')) });
+  const stream = session.request({ ':path': get(makeQuery('wait.test', 'A')) });
+  const response = once(stream, 'response');
   stream.resume();
   stream.end();
-  const [headers] = (await once(stream, 'response')) as [Record<string, string>];
-  assert.equal(headers[':status'], 200);
-  assert.equal(defaultHttpsMaxConnections, 200);
+  await inProgress;
+  // 60 idle connections, then a new client: the 12 oldest idle ones make room, not the session.
+  const held = await holdConnections(t, cappedPort, 60);
+  const fresh = await dohRequest({ port: cappedPort, ca: pki.ca.cert, path: get(makeQuery('example.org', 'A')) });
+  assert.equal(fresh.status, 200, 'the new client is answered');
+  await firstClosed(held, 12);
+  release();
+  const [headers] = (await response) as [Record<string, string>];
+  assert.equal(headers[':status'], 200, 'the session with a request in progress was kept');
 });
 
 test('cacheMaxAge follows dnsutil.MinimalTTL: errors, empty replies and delegations get 5 s, at most an hour', () => {

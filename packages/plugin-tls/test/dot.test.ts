@@ -10,13 +10,12 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import tls from 'node:tls';
 import { replyTo } from '@foghorn/core';
-import { defaultTlsMaxConnections } from '@foghorn/core/server';
 import bind from '@foghorn/plugin-bind';
 import whoami from '@foghorn/plugin-whoami';
 import { decodeReply, directivesOf, kdig, makeQuery, makeTestPki, startServer, tcpExchange, testPlugin, whenClosed } from '@foghorn/testkit';
 import type { TestPki, TestServer } from '@foghorn/testkit';
 import tlsPlugin from '@foghorn/plugin-tls';
-import { closedOnAccept, holdConnections } from './connections.js';
+import { firstClosed, holdConnections } from './connections.js';
 
 /** Answers every query with 60 A records: far over 512 bytes, so UDP would truncate it. */
 const big = testPlugin('big', () => ({
@@ -203,17 +202,14 @@ test('garbage instead of a TLS handshake closes that connection only', async (t)
   assert.equal(await answered(port), true);
 });
 
-test('limit: 1,000 connections per DoT listener; one more is closed on accept, the others keep being served', async (t) => {
-  assert.equal(defaultTlsMaxConnections, 1_000);
-  const server = await serve(corefile());
+test('at the connection cap a new DoT client gets in: the connections idle the longest, still handshaking, make room', async (t) => {
+  const server = await startServer(corefile(), { directives, tcpLimits: { maxConnections: 50 } });
   t.after(() => server.close());
   const port = server.port('.');
-  const held = await holdConnections(t, port, defaultTlsMaxConnections);
-  await closedOnAccept(port);
-  assert.ok(held.every((socket) => socket.readyState === 'open'));
-  // Once the server has seen a held connection go, a new one is accepted (refusals are immediate, so retry).
-  held.pop()!.destroy();
-  let ok = false;
-  for (let attempt = 0; attempt < 50 && !ok; attempt++) ok = await answered(port);
-  assert.equal(ok, true);
+  // 60 connections that never start a handshake: the 10 oldest are closed as the last 10 come in.
+  const held = await holdConnections(t, port, 60);
+  const replies = await tcpExchange({ port, tls: trusting() }, makeQuery('example.org', 'A'), 10_000);
+  assert.equal(replies.length, 1, 'the new client is answered');
+  // And one more for the new client: 11 in all, the oldest first.
+  await firstClosed(held, 11);
 });

@@ -11,7 +11,7 @@ import type { Packet, RecordType } from 'dns-packet';
 import { createLogger, definePlugin } from '@foghorn/core';
 import type { HandlerFactory, Logger, PluginDefinition } from '@foghorn/core';
 import { Server } from '@foghorn/core/server';
-import type { DirectiveEntry } from '@foghorn/core/server';
+import type { DirectiveEntry, TcpLimits } from '@foghorn/core/server';
 
 /** A logger that keeps its lines in memory. */
 export interface CapturedLog {
@@ -62,7 +62,7 @@ export interface TestServer {
  */
 export async function startServer(
   corefile: string,
-  options: { directives: readonly DirectiveEntry[]; env?: Record<string, string | undefined>; file?: string },
+  options: { directives: readonly DirectiveEntry[]; env?: Record<string, string | undefined>; file?: string; tcpLimits?: Partial<TcpLimits> },
 ): Promise<TestServer> {
   const { logger, lines } = captureLog();
   const fatals: string[] = [];
@@ -74,6 +74,7 @@ export async function startServer(
     loadCorefile: () => ({ path: options.file ?? 'Corefile', contents }),
     onFatal: (message) => fatals.push(message),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.tcpLimits ? { tcpLimits: options.tcpLimits } : {}),
   });
   await server.start();
   return {
