@@ -21,6 +21,7 @@ import { errorMessage } from './errors.js';
 import { bindStream, clientAddress, defaultStreamTimeouts, GRACEFUL_STOP_MS, Listener, wrapListenError } from './listener.js';
 import type { ServerSettings } from './plugin.js';
 import { Request } from './request.js';
+import { TLS_CONNECTION_BYTES, TLS_HANDSHAKE_BYTES } from './tcp-limits.js';
 import type { GuardedConnection } from './tcp-limits.js';
 import { clientAllowed, renewSecureContext, secureServerOptions, tcpSocketOf } from './tls-listener.js';
 import { emptyHeader, readQuery, skipName, Verdict } from './wire.js';
@@ -159,7 +160,7 @@ export class DohListener extends Listener {
       // Replies are small and each is a whole response: send at once, not after Nagle's delay.
       socket.setNoDelay(true);
       // The same caps as TCP and DoT: admitted at accept, idle while no request is in progress.
-      const held: HeldConnection = { guarded: this.guard.admit(socket), requests: 0 };
+      const held: HeldConnection = { guarded: this.guard.admit(socket, TLS_HANDSHAKE_BYTES), requests: 0 };
       this.sockets.set(socket, held);
       socket.once('close', () => {
         this.sockets.delete(socket);
@@ -167,7 +168,10 @@ export class DohListener extends Listener {
       });
     });
     server.on('secureConnection', (socket: TLSSocket) => {
-      if (!this.settings.tls || !clientAllowed(socket, this.settings.tls)) socket.destroy();
+      if (!this.settings.tls || !clientAllowed(socket, this.settings.tls)) return void socket.destroy();
+      const tcp = tcpSocketOf(socket);
+      const held = tcp && this.sockets.get(tcp);
+      if (held) this.guard.resize(held.guarded, TLS_CONNECTION_BYTES);
     });
     server.on('session', (session: Http2Session) => {
       this.sessions.add(session);

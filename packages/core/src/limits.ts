@@ -70,4 +70,4 @@ export function defaultMaxConnections(limit: DescriptorLimit | undefined = descr
 }
 
 /** Concurrent TCP connections per listener unless the descriptor limit is lower. */
-export const DEFAULT_MAX_TCP_CONNECTIONS = 1_000;
+export const DEFAULT_MAX_TCP_CONNECTIONS = 10_000;

@@ -15,7 +15,7 @@ import { dispatch, rejectReply, ReplyWriter } from './dispatch.js';
 import type { DispatchContext } from './dispatch.js';
 import { serverLabel } from './keys.js';
 import { raiseReceiveBuffer, UDP_RECEIVE_BUFFER } from './limits.js';
-import { defaultTcpLimits, FrameReader, TcpGuard } from './tcp-limits.js';
+import { defaultTcpLimits, FrameReader, TCP_CONNECTION_BYTES, TcpGuard } from './tcp-limits.js';
 import type { ConnectionBudget, EvictionReason, GuardedConnection, TcpLimits } from './tcp-limits.js';
 import type { ReceiveBuffer } from './limits.js';
 import type { Logger } from './logger.js';
@@ -416,7 +416,7 @@ export class Listener {
     const { readTimeoutMs, writeTimeoutMs, idleTimeoutMs } = { ...defaultStreamTimeouts, ...this.settings };
     const maxQueries = this.settings.maxQueries ?? 0;
     // A DoT connection was admitted when its TCP connection was accepted, before the handshake.
-    const connection = new TcpConnection(socket, writeTimeoutMs, guarded ?? this.guard.admit(socket));
+    const connection = new TcpConnection(socket, writeTimeoutMs, guarded ?? this.guard.admit(socket, TCP_CONNECTION_BYTES));
     this.connections.add(connection);
     socket.setNoDelay(true);
     // Several queries may arrive in one chunk (pipelining), or one query over several chunks.
@@ -451,13 +451,18 @@ export class Listener {
     if (this.evictionsReported.has(reason)) return;
     this.evictionsReported.add(reason);
     const budget = this.guard.budget;
-    const why =
-      reason === 'listener'
-        ? `${this.guard.limits.maxConnections} connections open on this listener (its cap)`
-        : reason === 'process'
-          ? `${budget.maxConnections} connections open in all listeners (half the open file limit of ${budget.descriptorLimit})`
-          : `the open file limit of ${budget.descriptorLimit} nearly reached`;
-    this.options.logger.warning(`${this.server}: ${why}: closing the connection idle the longest for each new one`);
+    const log = this.options.logger;
+    const each = 'closing the connection idle the longest for each new one';
+    switch (reason) {
+      case 'listener':
+        return log.warning(`${this.server}: ${this.guard.limits.maxConnections} connections open on this listener, its cap: ${each}`);
+      case 'connections':
+        return log.warning(`${this.server}: ${budget.maxConnections} connections open in all, half the open file limit of ${budget.descriptorLimit}: ${each}`);
+      case 'memory':
+        return log.warning(`${this.server}: connections hold ${budget.maxBytes / 1024 / 1024} MiB in all, their cap: ${each}`);
+      case 'descriptors':
+        return log.warning(`${this.server}: fewer than ${budget.reserve} of ${budget.descriptorLimit} descriptors free: closing idle connections`);
+    }
   }
 
   private onFrame(connection: TcpConnection, msg: Buffer): void {

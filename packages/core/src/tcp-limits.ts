@@ -1,18 +1,23 @@
 /**
- * What a TCP, DoT or DoH client may hold: connections and buffered bytes, and how long a message
- * may take to arrive. Without these a slow client is never cut off: Node's socket timeout
- * restarts on every byte, so 3,000 connections trickling a byte every 2 s into a 60 KB frame
- * stayed open and pinned 227 MB.
+ * What TCP, DoT and DoH clients may hold: connections, their memory and descriptors, buffered
+ * bytes, and how long a message may take to arrive. Without these a slow client is never cut
+ * off: Node's socket timeout restarts on every byte, so 3,000 connections trickling a byte every
+ * 2 s into a 60 KB frame stayed open and pinned 227 MB.
  *
  * - Each frame has a deadline from its first byte: the read timeout (CoreDNS: 3 s, miekg/dns's
  *   ReadTimeout, also for the first query of a connection). Bytes arriving do not extend it.
  * - Between frames a connection waits at most the idle timeout (CoreDNS: 10 s); a partial
  *   frame is under the read deadline, so trickling extends neither.
- * - A new connection always gets in. Per listener at most `maxConnections` are open, and in the
- *   whole process at most half the open-file limit ({@link ConnectionBudget}); past either, the
- *   connection idle the longest is closed (one that never sent anything is idle from its accept),
- *   or, when every one has a query in progress, the oldest one. Refusing the new connection
- *   instead let 1,000 silent clients shut TCP out for as long as they stayed connected.
+ * - A new connection always gets in. Per listener at most `maxConnections` are open; in the whole
+ *   process ({@link ConnectionBudget}) at most half the open-file limit, and connection state of
+ *   at most {@link DEFAULT_MAX_CONNECTION_BYTES} (each connection counts what it costs, measured:
+ *   {@link TCP_CONNECTION_BYTES}, {@link TLS_HANDSHAKE_BYTES}, {@link TLS_CONNECTION_BYTES}).
+ *   Past any of them the connection idle the longest is closed (one that never sent anything is
+ *   idle from its accept), or, when every one has a query in progress, the oldest one. Refusing
+ *   the new connection instead let 1,000 silent clients shut DoT out for as long as they stayed.
+ *   The caps are high because each connection closed for a new one is, from an attacker that
+ *   reconnects at once, a new connection too: 5,000 such clients held against a cap of 1,000 kept
+ *   the accept queue full, and a new client waited for a SYN retransmission (1 s, then 3 s).
  * - Descriptors can run out for other reasons (forward's upstream sockets, files). libuv then
  *   handles accept's EMFILE by itself: it closes a spare descriptor it keeps, accepts every
  *   pending connection and closes it at once, and tells Node nothing (src/unix/stream.c
@@ -31,13 +36,29 @@ import { defaultMaxConnections, descriptorLimit } from './limits.js';
 
 /** Per-listener caps; the defaults are in docs/reliability.md ("Limits and their defaults"). */
 export interface TcpLimits {
-  /** Concurrent connections per listener (default 1,000, at most half the descriptor limit). */
+  /** Concurrent connections per listener (default 10,000, at most half the descriptor limit). */
   readonly maxConnections: number;
   /** Bytes of partial frames held per listener (default 16 MiB: 256 frames of 64 KiB). */
   readonly maxBufferedBytes: number;
 }
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Memory the connections of all listeners may hold together, as counted by their costs below:
+ * 8,192 idle TCP connections, 5,461 TLS ones in their handshake or 2,048 after it. With the
+ * server's own 60 to 80 MiB this stays inside the 170 MiB kubeadm gives CoreDNS.
+ */
+export const DEFAULT_MAX_CONNECTION_BYTES = 64 * 1024 * 1024;
+/**
+ * What an idle TCP connection costs: 5.1 to 5.6 KiB of RSS measured with 5,000 of them (Node's
+ * socket, libuv's handle, the framing state), plus the kernel's socket, which the cgroup counts.
+ */
+export const TCP_CONNECTION_BYTES = 8 * 1024;
+/** A TLS connection (DoT, DoH) still in its handshake: 11 KiB of RSS measured with 3,000. */
+export const TLS_HANDSHAKE_BYTES = 12 * 1024;
+/** A TLS connection after its handshake (OpenSSL's session and buffers): 26 KiB measured with 2,000. */
+export const TLS_CONNECTION_BYTES = 32 * 1024;
 
 /** The defaults, the connection cap derived from this process's descriptor limit. */
 export function defaultTcpLimits(): TcpLimits {
@@ -51,7 +72,7 @@ export interface FrameTimeouts {
 }
 
 /** Why connections were closed to make room, for the listener's one log line each. */
-export type EvictionReason = 'listener' | 'process' | 'descriptors';
+export type EvictionReason = 'listener' | 'connections' | 'memory' | 'descriptors';
 
 /**
  * One accepted connection as the caps see it: in its guard's and the budget's idle or busy list,
@@ -66,23 +87,29 @@ export class GuardedConnection {
     /** The accepted TCP socket: destroying it frees the descriptor (under TLS too). */
     readonly socket: net.Socket,
     readonly guard: TcpGuard,
+    /** What it is counted as costing, in bytes ({@link TcpGuard.resize} changes it). */
+    public bytes: number,
   ) {}
 }
 
 /**
- * The connections of every listener of this process, against half its descriptor limit (the
+ * The connections of every listener of this process: at most half its descriptor limit (the
  * other half stays for upstream sockets, files and the listeners themselves, as Knot DNS's
- * `tcp-max-clients` default does), and the watch on the descriptors themselves.
+ * `tcp-max-clients` default does), and at most {@link maxBytes} of their counted memory; and the
+ * watch on the descriptors themselves.
  */
 export class ConnectionBudget {
   readonly idle = new Set<GuardedConnection>();
   readonly busy = new Set<GuardedConnection>();
+  /** The counted memory of the connections open now. */
+  bytes = 0;
   /** Connections closed for the budget or for the descriptors, for tests. */
   evicted = 0;
 
   constructor(
     /** Connections in all listeners together; Infinity when the limit is unknown. */
     readonly maxConnections: number,
+    readonly maxBytes: number,
     /** The soft RLIMIT_NOFILE, Infinity when unknown (then descriptors are not watched). */
     readonly descriptorLimit: number,
     /** Free descriptors to keep: a connection given one within this many of the limit closes idle ones. */
@@ -95,17 +122,17 @@ export class ConnectionBudget {
 }
 
 /** The budget of a process whose soft descriptor limit is `soft`. */
-export function budgetFor(soft: number): ConnectionBudget {
-  if (!Number.isFinite(soft)) return new ConnectionBudget(Infinity, Infinity, 0);
+export function budgetFor(soft: number, maxBytes = DEFAULT_MAX_CONNECTION_BYTES): ConnectionBudget {
+  if (!Number.isFinite(soft)) return new ConnectionBudget(Infinity, maxBytes, Infinity, 0);
   // A 32nd of the limit (32 of 1,024), at least 16 and at most 256: room for the descriptors the
   // rest of the process opens between two accepts (never more than a quarter of a tiny limit).
   const reserve = Math.min(256, Math.floor(soft / 4), Math.max(16, Math.floor(soft / 32)));
-  return new ConnectionBudget(Math.max(1, Math.floor(soft / 2)), soft, reserve);
+  return new ConnectionBudget(Math.max(1, Math.floor(soft / 2)), maxBytes, soft, reserve);
 }
 
 let shared: ConnectionBudget | undefined;
 
-/** This process's budget, shared by every listener (descriptors are per process). */
+/** This process's budget, shared by every listener (descriptors and memory are per process). */
 export function processBudget(): ConnectionBudget {
   return (shared ??= budgetFor(descriptorLimit()?.soft ?? Infinity));
 }
@@ -136,36 +163,42 @@ export class TcpGuard {
   }
 
   /**
-   * Takes a newly accepted connection, idle until {@link touch} says otherwise. It always gets
-   * in: past this listener's cap or the process's budget the longest-idle connection (else the
-   * oldest) is closed, and when its descriptor shows few left, idle connections are closed too.
+   * Takes a newly accepted connection costing `bytes`, idle until {@link touch} says otherwise.
+   * It always gets in: past this listener's cap or the process's budget the longest-idle
+   * connection (else the oldest) is closed, and when its descriptor shows few left, idle
+   * connections are closed too.
    */
-  admit(socket: net.Socket): GuardedConnection {
-    if (this.connections >= this.limits.maxConnections) {
-      this.evict(this.idle, this.busy);
+  admit(socket: net.Socket, bytes: number): GuardedConnection {
+    if (this.connections >= this.limits.maxConnections && this.evict(this.idle, this.busy)) {
       this.evicted++;
       this.onEvict('listener');
     }
     const budget = this.budget;
-    if (budget.connections >= budget.maxConnections) {
-      this.evict(budget.idle, budget.busy);
+    if (budget.connections >= budget.maxConnections && this.evict(budget.idle, budget.busy)) {
       budget.evicted++;
-      this.onEvict('process');
+      this.onEvict('connections');
     }
-    const connection = new GuardedConnection(socket, this);
+    const connection = new GuardedConnection(socket, this, bytes);
     this.idle.add(connection);
     budget.idle.add(connection);
+    budget.bytes += bytes;
+    this.fitMemory(connection);
     const fd = descriptorOf(socket);
     const short = fd - (budget.descriptorLimit - budget.reserve) + 1;
     if (short > 0) {
       // Every descriptor below `fd` is taken: close enough connections to get the reserve back.
-      for (let i = 0; i < short && budget.connections > 1; i++) {
-        if (!this.evict(budget.idle, budget.busy, connection)) break;
-        budget.evicted++;
-      }
+      for (let i = 0; i < short && this.evict(budget.idle, budget.busy, connection); i++) budget.evicted++;
       this.onEvict('descriptors');
     }
     return connection;
+  }
+
+  /** `connection` costs `bytes` now (a TLS handshake finished); others make room if needed. */
+  resize(connection: GuardedConnection, bytes: number): void {
+    if (connection.released) return;
+    this.budget.bytes += bytes - connection.bytes;
+    connection.bytes = bytes;
+    this.fitMemory(connection);
   }
 
   /**
@@ -188,6 +221,15 @@ export class TcpGuard {
     connection.released = true;
     (connection.idle ? this.idle : this.busy).delete(connection);
     (connection.idle ? this.budget.idle : this.budget.busy).delete(connection);
+    this.budget.bytes -= connection.bytes;
+  }
+
+  /** Closes connections other than `kept` until the counted memory fits the budget again. */
+  private fitMemory(kept: GuardedConnection): void {
+    const budget = this.budget;
+    if (budget.bytes <= budget.maxBytes) return;
+    while (budget.bytes > budget.maxBytes && this.evict(budget.idle, budget.busy, kept)) budget.evicted++;
+    this.onEvict('memory');
   }
 
   /** Closes the first of `idle`, else the first of `busy` (never `spare`); false when there is none. */

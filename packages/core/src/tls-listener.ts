@@ -10,6 +10,7 @@ import type net from 'node:net';
 import { listenError } from './address.js';
 import { bindStream, GRACEFUL_STOP_MS, Listener, wrapListenError } from './listener.js';
 import type { ServerSettings, TlsSettings } from './plugin.js';
+import { TLS_CONNECTION_BYTES, TLS_HANDSHAKE_BYTES } from './tcp-limits.js';
 import type { GuardedConnection } from './tcp-limits.js';
 
 /**
@@ -99,7 +100,7 @@ export class TlsListener extends Listener {
       handshakeTimeout: settings.readTimeoutMs ?? 3_000,
     });
     server.on('connection', (socket: net.Socket) => {
-      const guarded = this.guard.admit(socket);
+      const guarded = this.guard.admit(socket, TLS_HANDSHAKE_BYTES);
       this.accepted.set(socket, guarded);
       socket.once('close', () => {
         this.accepted.delete(socket);
@@ -113,7 +114,9 @@ export class TlsListener extends Listener {
         return;
       }
       const tcp = tcpSocketOf(socket);
-      this.onConnection(socket, tcp && this.accepted.get(tcp));
+      const guarded = tcp && this.accepted.get(tcp);
+      if (guarded) this.guard.resize(guarded, TLS_CONNECTION_BYTES);
+      this.onConnection(socket, guarded);
     });
     // Garbage instead of a handshake, a bad client certificate, a timeout: that connection only.
     server.on('tlsClientError', (_error: Error, socket: tls.TLSSocket) => socket.destroy());

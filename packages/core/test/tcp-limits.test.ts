@@ -92,23 +92,23 @@ test('at the cap a new connection gets in: the one idle the longest goes, else t
   const reasons: string[] = [];
   const guard = new TcpGuard({ maxConnections: 3, maxBufferedBytes: 1000 }, budgetFor(100_000), (reason) => reasons.push(reason));
   const [a, b, c] = [fakeSocket(), fakeSocket(), fakeSocket()];
-  const ca = guard.admit(a);
-  const cb = guard.admit(b);
-  const cc = guard.admit(c);
+  const ca = guard.admit(a, 1024);
+  const cb = guard.admit(b, 1024);
+  const cc = guard.admit(c, 1024);
   // a sent a query (busy), then b; b's reply went out: b is idle since now, c since its accept.
   guard.touch(ca, false);
   guard.touch(cb, false);
   guard.touch(cb, true);
   const d = fakeSocket();
-  const cd = guard.admit(d);
+  const cd = guard.admit(d, 1024);
   assert.deepEqual([a, b, c, d].map((s) => s.destroyedByGuard), [false, false, true, false], 'c never sent anything: idle the longest');
   assert.equal(cc.released, true);
-  const x = guard.admit(fakeSocket());
+  const x = guard.admit(fakeSocket(), 1024);
   assert.equal(b.destroyedByGuard, true, 'then b, idle since its reply');
   // Everyone busy: the oldest goes; a new client is never refused.
   guard.touch(cd, false);
   guard.touch(x, false);
-  guard.admit(fakeSocket());
+  guard.admit(fakeSocket(), 1024);
   assert.equal(a.destroyedByGuard, true, 'a, busy the longest');
   assert.equal(guard.connections, 3);
   assert.equal(guard.evicted, 3);
@@ -116,18 +116,18 @@ test('at the cap a new connection gets in: the one idle the longest goes, else t
 });
 
 test('the process budget spans listeners: past half the descriptor limit the longest-idle connection of any listener goes', () => {
-  const budget = new ConnectionBudget(4, 100_000, 16);
+  const budget = new ConnectionBudget(4, Infinity, 100_000, 16);
   const limits = { maxConnections: 1000, maxBufferedBytes: 1000 };
   const first = new TcpGuard(limits, budget);
   const second = new TcpGuard(limits, budget);
   const old = fakeSocket(5);
-  first.admit(old);
-  const active = second.admit(fakeSocket(5));
-  second.admit(fakeSocket(5));
-  first.admit(fakeSocket(5));
+  first.admit(old, 1024);
+  const active = second.admit(fakeSocket(5), 1024);
+  second.admit(fakeSocket(5), 1024);
+  first.admit(fakeSocket(5), 1024);
   second.touch(active, true);
   assert.equal(budget.connections, 4);
-  second.admit(fakeSocket(5));
+  second.admit(fakeSocket(5), 1024);
   assert.equal(old.destroyedByGuard, true);
   assert.equal(budget.connections, 4);
   assert.deepEqual([first.connections, second.connections], [1, 3]);
@@ -140,22 +140,44 @@ test('a descriptor within the reserve of the limit closes idle connections befor
   const reasons: string[] = [];
   const guard = new TcpGuard({ maxConnections: 1000, maxBufferedBytes: 1000 }, budget, (reason) => reasons.push(reason));
   const held = Array.from({ length: 10 }, (_, i) => fakeSocket(100 + i));
-  held.forEach((socket) => guard.admit(socket));
+  held.forEach((socket) => guard.admit(socket, 1024));
   // It gets descriptor 993, so every one below is taken (the kernel hands out the lowest free
   // one) and at most 30 are left above it: 2 short of the reserve.
   const late = fakeSocket(993);
-  guard.admit(late);
+  guard.admit(late, 1024);
   assert.deepEqual(held.map((s) => s.destroyedByGuard), [true, true, false, false, false, false, false, false, false, false]);
   assert.equal(late.destroyedByGuard, false, 'never the new one');
   assert.deepEqual(reasons, ['descriptors']);
   // A descriptor well below the limit closes nothing.
-  guard.admit(fakeSocket(200));
+  guard.admit(fakeSocket(200), 1024);
   assert.equal(guard.connections, 10);
+});
+
+test('connections count their memory: past the budget the longest-idle ones go, and a finished handshake counts more', () => {
+  const budget = new ConnectionBudget(Infinity, 100 * 1024, Infinity, 0);
+  const guard = new TcpGuard({ maxConnections: 1000, maxBufferedBytes: 1000 }, budget);
+  const reasons: string[] = [];
+  const other = new TcpGuard({ maxConnections: 1000, maxBufferedBytes: 1000 }, budget, (reason) => reasons.push(reason));
+  const sockets = Array.from({ length: 8 }, () => fakeSocket());
+  // 8 handshakes of 12 KiB: 96 KiB.
+  const connections = sockets.map((socket) => guard.admit(socket, 12 * 1024));
+  assert.equal(budget.bytes, 96 * 1024);
+  // A TCP connection of 8 KiB on another listener passes 100 KiB: the longest-idle one goes.
+  other.admit(fakeSocket(), 8 * 1024);
+  assert.deepEqual(sockets.map((s) => s.destroyedByGuard), [true, false, false, false, false, false, false, false]);
+  assert.equal(budget.bytes, 92 * 1024);
+  // The last handshake finishes (32 KiB now): others make room, never the one that grew.
+  guard.resize(connections[7]!, 32 * 1024);
+  assert.deepEqual(sockets.map((s) => s.destroyedByGuard), [true, true, false, false, false, false, false, false]);
+  assert.equal(budget.bytes, 100 * 1024);
+  assert.deepEqual(reasons, ['memory']);
+  guard.release(connections[7]!);
+  assert.equal(budget.bytes, 68 * 1024);
 });
 
 test('release is idempotent and a released connection is not touched back in', () => {
   const guard = new TcpGuard({ maxConnections: 10, maxBufferedBytes: 1000 }, budgetFor(100_000));
-  const connection = guard.admit(fakeSocket());
+  const connection = guard.admit(fakeSocket(), 1024);
   guard.release(connection);
   guard.release(connection);
   guard.touch(connection, false);
