@@ -1,12 +1,15 @@
 /**
  * Hostile TCP clients, as an attacker (or a broken middlebox) drives them: random frames, a
  * length prefix longer than what follows, zero-length frames, 65,535-byte frames, a thousand
- * pipelined queries, thousands of idle connections, and slowloris (a partial frame trickled a
- * byte at a time). Each returns what it observed, for the tests (reliability/test/tcp.test.ts)
- * and the soak.
+ * pipelined queries, thousands of idle connections (held open: each one the server closes is
+ * opened again), and slowloris (a partial frame trickled a byte at a time). Each returns what it
+ * observed, for the tests (reliability/test/tcp.test.ts, lockout.test.ts), the soak and
+ * `npm run abuse` (lockout.ts).
  */
+import http2 from 'node:http2';
 import net from 'node:net';
-import { makeQuery } from '@foghorn/testkit';
+import tls from 'node:tls';
+import { makeQuery, udpExchange } from '@foghorn/testkit';
 import { frame } from './check.js';
 
 /** Opens a connection; resolves once connected (rejects on refusal). */
@@ -181,4 +184,115 @@ export async function openAtMost(sockets: readonly net.Socket[], max: number, ti
   const deadline = Date.now() + timeoutMs;
   while (stillOpen(sockets) > max && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   return stillOpen(sockets);
+}
+
+/** Idle connections kept at `count`: each one the server closes is opened again at once. */
+export interface HeldOpen {
+  /** Connections open now, as the client sees them (some may still wait in the server's accept queue). */
+  open(): number;
+  /** Connections opened so far, re-openings included. */
+  opened(): number;
+  stop(): void;
+}
+
+/** Holds `count` idle connections to `port` open, as an attacker keeping the server's slots would. */
+export function holdOpen(port: number, count: number): HeldOpen {
+  let open = 0;
+  let opened = 0;
+  let stopped = false;
+  const sockets = new Set<net.Socket>();
+  const one = (): void => {
+    if (stopped) return;
+    const socket = net.connect(port, '127.0.0.1');
+    sockets.add(socket);
+    let connected = false;
+    socket.on('error', () => undefined);
+    socket.once('connect', () => {
+      connected = true;
+      open++;
+      opened++;
+    });
+    socket.once('close', () => {
+      sockets.delete(socket);
+      if (connected) open--;
+      // Not in this turn: a refused connection must not spin the loop.
+      setImmediate(one);
+    });
+  };
+  for (let i = 0; i < count; i++) one();
+  return {
+    open: () => open,
+    opened: () => opened,
+    stop() {
+      stopped = true;
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
+
+/** How a new client asks: plain UDP or TCP, DoT (`tls`) or DoH (`https`, HTTP/2 GET). */
+export type ClientKind = 'udp' | 'tcp' | 'tls' | 'https';
+
+/**
+ * One query from a new client: the milliseconds until its answer, or null when none came within
+ * `timeoutMs` (refused, reset or silent). DoT and DoH trust `ca` for the server name `localhost`.
+ */
+export async function timeToAnswer(kind: ClientKind, port: number, timeoutMs: number, ca?: string): Promise<number | null> {
+  const started = performance.now();
+  const query = makeQuery('whoami.example.org', 'A', { id: 4242 });
+  let answered: boolean;
+  switch (kind) {
+    case 'udp':
+      answered = (await udpExchange({ port }, query, timeoutMs).catch(() => null)) !== null;
+      break;
+    case 'tcp':
+    case 'tls':
+      answered = await streamAnswer(kind === 'tls' ? tls.connect({ port, host: '127.0.0.1', ca, servername: 'localhost' }) : net.connect(port, '127.0.0.1'), kind === 'tls', query, timeoutMs);
+      break;
+    case 'https':
+      answered = await dohAnswer(port, ca, query, timeoutMs);
+      break;
+  }
+  return answered ? performance.now() - started : null;
+}
+
+function streamAnswer(socket: net.Socket, secure: boolean, query: Buffer, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let got = Buffer.alloc(0);
+    const finish = (ok: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    socket.once(secure ? 'secureConnect' : 'connect', () => socket.write(frame(query)));
+    socket.on('data', (chunk: Buffer) => {
+      got = Buffer.concat([got, chunk]);
+      if (got.length >= 2 && got.length >= got.readUInt16BE(0) + 2) finish(true);
+    });
+    socket.on('error', () => finish(false));
+    socket.once('close', () => finish(false));
+  });
+}
+
+function dohAnswer(port: number, ca: string | undefined, query: Buffer, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const session = http2.connect(`https://127.0.0.1:${port}`, { ca, servername: 'localhost' });
+    const finish = (ok: boolean): void => {
+      clearTimeout(timer);
+      session.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    session.on('error', () => finish(false));
+    session.on('close', () => finish(false));
+    const stream = session.request({ ':path': `/dns-query?dns=${query.toString('base64url')}` });
+    stream.on('error', () => finish(false));
+    stream.on('response', (headers) => {
+      if (headers[':status'] !== 200) finish(false);
+    });
+    stream.resume();
+    stream.on('end', () => finish(true));
+    stream.end();
+  });
 }

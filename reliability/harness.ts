@@ -62,16 +62,33 @@ export async function examplePorts(): Promise<ExamplePorts> {
   return { dns: await freeTcpPort(), health: await freeTcpPort(), ready: await freeTcpPort(), metrics: await freeTcpPort() };
 }
 
+/** How to start a server under test: output kept, extra arguments, a shell prefix for other limits. */
+export interface StartOptions {
+  readonly keepOutput?: boolean;
+  readonly args?: string[];
+  /** A shell prefix (`ulimit -n 1024 &&`) to start the server with other limits. */
+  readonly shell?: string;
+  /** Another build's cli.js (a baseline checkout); this repository's by default. */
+  readonly cli?: string;
+}
+
 /** Starts `foghorn -conf FILE` on `corefile` and waits until it answers on `port`. */
-export async function startFoghorn(corefile: string, port: number, dir: string, options: { keepOutput?: boolean; args?: string[]; shell?: string } = {}): Promise<Child> {
+export async function startFoghorn(corefile: string, port: number, dir: string, options: StartOptions = {}): Promise<Child> {
   const file = join(dir, `Corefile.${port}`);
   await writeFile(file, corefile);
-  const args = [cliPath, '-conf', file, ...(options.args ?? [])];
-  // `shell` runs the CLI under a shell prefix (`ulimit -Sn 1024 &&`) to start it with other limits.
-  const child = options.shell
-    ? spawn('bash', ['-c', `${options.shell} exec "$0" "$@"`, process.execPath, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  return track(child, port, options.keepOutput ?? false, () => answers(port));
+  return track(spawnUnder(options.shell, process.execPath, [options.cli ?? cliPath, '-conf', file, ...(options.args ?? [])]), port, options.keepOutput ?? false, () => answers(port));
+}
+
+/** Starts CoreDNS (`binary`, e.g. COREDNS_BINARY) on `corefile`, for side-by-side runs; never in npm test. */
+export async function startCoreDns(binary: string, corefile: string, port: number, dir: string, options: StartOptions = {}): Promise<Child> {
+  const file = join(dir, `Corefile.coredns.${port}`);
+  await writeFile(file, corefile);
+  return track(spawnUnder(options.shell, binary, ['-conf', file, ...(options.args ?? [])]), port, options.keepOutput ?? false, () => answers(port));
+}
+
+function spawnUnder(shell: string | undefined, command: string, args: readonly string[]): ChildProcess {
+  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+  return shell ? spawn('bash', ['-c', `${shell} exec "$0" "$@"`, command, ...args], { cwd: repoRoot, stdio }) : spawn(command, args, { cwd: repoRoot, stdio });
 }
 
 /** Starts knotd with one UDP worker serving `example.` on `port` (the burst reference). */
