@@ -8,6 +8,8 @@
  *   tcp-ulimit        1,100 idle TCP connections under `ulimit -n 1024`
  *   dot, doh          5,000 idle TCP connections to a DoT, a DoH listener (no handshake); new DoT, DoH clients
  *   listeners-ulimit  1,100 idle connections to each of the TCP, DoT and DoH listeners under `ulimit -n 1024`
+ *   worker-kill       not a lock-out: `-workers 2` under 5,000 UDP queries a second, worker 1 killed
+ *                     with SIGKILL (workers.ts): queries lost, when the replacement answers, /ready and /metrics
  *
  * The servers: this build's `foghorn`; with FOGHORN_BASELINE=DIR also the build of another
  * checkout (before and after a change); with COREDNS_BINARY=PATH also CoreDNS, on the same Corefile.
@@ -20,6 +22,7 @@ import { holdOpen, timeToAnswer } from './abuse.js';
 import type { ClientKind, HeldOpen } from './abuse.js';
 import { sampleProcess, scratch, startCoreDns, startFoghorn } from './harness.js';
 import type { Child, StartOptions } from './harness.js';
+import { formatKill, killWorkerUnderLoad } from './workers.js';
 
 /** One attack: what is held open where, and who then asks. */
 export interface Scenario {
@@ -125,10 +128,16 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** The rate of `worker-kill`, the issue's. */
+const WORKER_KILL_QPS = 5_000;
+
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const chosen = wanted.length === 0 ? scenarios : scenarios.filter((s) => wanted.includes(s.name));
-  if (chosen.length !== wanted.length && wanted.length > 0) throw new Error(`unknown scenario; known: ${scenarios.map((s) => s.name).join(', ')}`);
+  const workerKill = wanted.length === 0 || wanted.includes('worker-kill');
+  if (chosen.length + (wanted.includes('worker-kill') ? 1 : 0) !== wanted.length && wanted.length > 0) {
+    throw new Error(`unknown scenario; known: ${[...scenarios.map((s) => s.name), 'worker-kill'].join(', ')}`);
+  }
   const targets: Target[] = [{ name: 'foghorn', start: (corefile, port, dir, options) => startFoghorn(corefile, port, dir, options) }];
   const baseline = process.env['FOGHORN_BASELINE'];
   if (baseline) {
@@ -146,6 +155,12 @@ async function main(): Promise<void> {
         console.log(formatResult(result));
         if (target.name === 'foghorn' && (!result.alive || Object.values(result.clients).some((c) => c.times.length < c.asked))) failed = true;
       }
+    }
+    if (workerKill) {
+      const kill = await killWorkerUnderLoad(WORKER_KILL_QPS);
+      console.log(formatKill(kill, WORKER_KILL_QPS));
+      const refused = (statuses: number[]): number => statuses.filter((status) => status !== 200).length;
+      if (kill.lost > kill.inFlightAtKill || refused(kill.ready) > 1 || refused(kill.metrics) > 1) failed = true;
     }
   } finally {
     pki.remove();

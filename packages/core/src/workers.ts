@@ -14,7 +14,17 @@ import cluster from 'node:cluster';
 export type WorkerAnswer =
   | { readonly worker: number; readonly value: unknown }
   /** The worker is down, did not answer in time, has nothing registered for the topic, or threw. */
-  | { readonly worker: number; readonly error: string };
+  | {
+      readonly worker: number;
+      readonly error: string;
+      /**
+       * Set when the worker is not running: it died and the primary is starting it again (or it
+       * has not come up yet), as opposed to running and not answering. The others serve its share meanwhile.
+       */
+      readonly down?: true;
+      /** For a worker that is down: what its last process answered to this topic, if it ever did ({@link WorkerGroup.predecessor}). */
+      readonly last?: unknown;
+    };
 
 /** The worker processes serving one set of ports, seen from one of them. */
 export interface WorkerGroup {

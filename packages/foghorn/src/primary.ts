@@ -176,8 +176,8 @@ export class Primary {
         this.workerUp(slot, message.addresses);
         return;
       case 'failed':
+        // Logged with the restart it causes (closed), one line per restart however long the loop.
         slot.failure = message.message;
-        if (this.phase === 'serving') this.log.error(`worker ${slot.index} (pid ${slot.pid}) failed to start: ${message.message}`);
         return;
       case 'fatal':
         this.fatal();
@@ -231,7 +231,8 @@ export class Primary {
     slot.crashes = served ? 1 : slot.crashes + 1;
     slot.upSince = 0;
     const delay = Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** (slot.crashes - 1));
-    this.log.error(`worker ${slot.index} (pid ${slot.pid}) ${howItEnded(code, signal)}: restarting in ${delay}ms`);
+    const how = slot.failure !== undefined ? `failed to start: ${slot.failure}` : howItEnded(code, signal);
+    this.log.error(`worker ${slot.index} (pid ${slot.pid}) ${how}: restarting in ${delay}ms`);
     slot.restartTimer = setTimeout(() => this.fork(slot), delay);
   }
 
@@ -277,7 +278,7 @@ export class Primary {
       this.slots.map(
         (slot) =>
           new Promise<WorkerAnswer>((resolve) => {
-            if (!slot.up) return resolve({ worker: slot.index, error: `worker ${slot.index} is not running` });
+            if (!slot.up) return resolve(downAnswer(slot, topic));
             const id = this.nextId++;
             const timer = setTimeout(() => {
               slot.waiting.delete(id);
@@ -285,7 +286,8 @@ export class Primary {
             }, timeoutMs);
             slot.waiting.set(id, (message) => {
               clearTimeout(timer);
-              if (message?.foghorn !== 'reply') resolve({ worker: slot.index, error: `worker ${slot.index} ended` });
+              // It died before answering: down, as if it had been asked a moment later.
+              if (message?.foghorn !== 'reply') resolve(downAnswer(slot, topic));
               else if (message.error !== undefined) resolve({ worker: slot.index, error: message.error });
               else {
                 slot.answered.set(topic, message.value);
@@ -368,6 +370,15 @@ export class Primary {
     });
     process.on('SIGHUP', () => undefined);
   }
+}
+
+/**
+ * The answer for a worker that is not running (being restarted): said apart from a slow one, with
+ * what its last process answered to `topic` (moved to `predecessor` once its death is handled).
+ */
+function downAnswer(slot: Slot, topic: string): WorkerAnswer {
+  const last = slot.answered.has(topic) ? slot.answered.get(topic) : slot.predecessor[topic];
+  return { worker: slot.index, error: `worker ${slot.index} is not running`, down: true, ...(last !== undefined ? { last } : {}) };
 }
 
 /** `exited with code 3`, `was killed by signal SIGKILL`. */

@@ -157,6 +157,10 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   };
   link.onStop = stop;
   process.on('SIGTERM', () => stop(true));
+  // The primary is gone (killed with SIGKILL, so it could not stop us): the IPC channel closed.
+  // Node's cluster ends a worker then too (lib/internal/cluster/child.js); said here so that no
+  // worker outlives it holding the ports, whatever cluster does.
+  process.once('disconnect', () => process.exit(0));
   server = new Server({
     directives: options.directives,
     dnsPort: options.dnsPort,

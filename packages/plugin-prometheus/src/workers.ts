@@ -56,11 +56,7 @@ export const sameInEveryWorker: ReadonlyMap<string, Aggregator> = new Map<string
  */
 export async function workerMetrics(registry: Registry, predecessor?: RegistryJson): Promise<RegistryJson> {
   let metrics = await registry.getMetricsAsJSON();
-  if (predecessor !== undefined) {
-    // Gauges are the dead process's state, gone with it; counters and histograms are work done.
-    const carried = predecessor.filter((metric) => String(metric.type) === 'counter' || String(metric.type) === 'histogram');
-    metrics = await AggregatorRegistry.aggregate([metrics, carried]).getMetricsAsJSON();
-  }
+  if (predecessor !== undefined) metrics = await AggregatorRegistry.aggregate([metrics, workDone(predecessor)]).getMetricsAsJSON();
   for (const metric of metrics) {
     const aggregator = sameInEveryWorker.get(metric.name) ?? (String(metric.type) === 'gauge' && metric.name.endsWith('_info') ? 'max' : undefined);
     if (aggregator !== undefined) metric.aggregator = aggregator;
@@ -68,17 +64,25 @@ export async function workerMetrics(registry: Registry, predecessor?: RegistryJs
   return metrics;
 }
 
+/** Gauges are a dead process's state, gone with it; its counters and histograms are work done. */
+function workDone(metrics: RegistryJson): RegistryJson {
+  return metrics.filter((metric) => String(metric.type) === 'counter' || String(metric.type) === 'histogram');
+}
+
 /**
- * The exposition of every worker's metrics combined. Rejects when a worker did not answer (it is
- * restarting, or stuck): a partial sum would read as a counter reset to Prometheus, a failed
- * scrape reads as what it is.
+ * The exposition of every worker's metrics combined. A worker the primary is restarting counts
+ * with the counters and histograms its last process reported (which its replacement carries on),
+ * so the scrape succeeds and the sums hold while it is down. Rejects when a running worker did
+ * not answer (stuck): a partial sum would read as a counter reset to Prometheus, a failed scrape
+ * reads as what it is.
  */
 export async function groupMetrics(workers: WorkerGroup): Promise<{ text: string; contentType: string }> {
   const answers = await workers.ask(METRICS_TOPIC, GATHER_TIMEOUT_MS);
   const all: RegistryJson[] = [];
   for (const answer of answers) {
-    if ('error' in answer) throw new Error(`worker ${answer.worker}: ${answer.error}`);
-    all.push(answer.value as RegistryJson);
+    if (!('error' in answer)) all.push(answer.value as RegistryJson);
+    else if (!answer.down) throw new Error(`worker ${answer.worker}: ${answer.error}`);
+    else if (answer.last !== undefined) all.push(workDone(answer.last as RegistryJson));
   }
   const combined = AggregatorRegistry.aggregate(all);
   return { text: await combined.metrics(), contentType: combined.contentType };

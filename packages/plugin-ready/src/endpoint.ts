@@ -55,14 +55,18 @@ export class ReadyEndpoint extends HttpEndpoint {
   }
 
   /**
-   * Every worker's plugins not ready, one entry per name, sorted; a worker that did not answer
-   * (down, restarting, stuck) is listed as `worker N`.
+   * Every worker's plugins not ready, one entry per name, sorted; a running worker that did not
+   * answer (stuck) is listed as `worker N`. A worker the primary is restarting is left out while
+   * another one serves: the others answer its share of the queries meanwhile, and a pod taken out
+   * of its Service for a restart of under a second would lose more than it saves.
    */
   private async groupNotReady(workers: WorkerGroup): Promise<string[]> {
     const names = new Set<string>();
-    for (const answer of await workers.ask(READY_TOPIC, READY_TIMEOUT_MS)) {
-      if ('error' in answer) names.add(`worker ${answer.worker}`);
-      else for (const name of answer.value as string[]) names.add(name);
+    const answers = await workers.ask(READY_TOPIC, READY_TIMEOUT_MS);
+    const serving = answers.some((answer) => !('error' in answer));
+    for (const answer of answers) {
+      if (!('error' in answer)) for (const name of answer.value as string[]) names.add(name);
+      else if (!answer.down || !serving) names.add(`worker ${answer.worker}`);
     }
     return [...names].sort();
   }

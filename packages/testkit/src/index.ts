@@ -246,6 +246,8 @@ export type { Behaviour, Decoded, FakeUpstream, SeenQuery } from './upstream.js'
 export { FakeBackend, answerWith } from './backend.js';
 export type { Answerer } from './backend.js';
 export { delay, eventually, histogramSum, metric, whenClosed } from './wait.js';
+export { steadyLoad } from './load.js';
+export type { SteadyLoad } from './load.js';
 export { hasTool, repositoryRoot, requireFixture, sharedPath } from './fixtures.js';
 export { tempFile } from './files.js';
 export { dohRequest, kdig, makeTestPki } from './tls.js';
