@@ -88,11 +88,18 @@ export async function runScenario(target: Target, scenario: Scenario, pki: TestP
     for (const [listener, count] of Object.entries(scenario.hold) as [keyof typeof ports, number][]) {
       const held = holdOpen(ports[listener], count);
       holders.push(held);
-      // Every connection opened at least once (or 10 s), then a second for the server to settle.
+      // Every connection opened at least once (or 10 s).
       const deadline = Date.now() + 10_000;
       while (held.opened() < count && Date.now() < deadline) await delay(100);
     }
-    await delay(1_000);
+    // Connected is not accepted: a busy server still drains its accept queue. The attack is in
+    // place when the server's descriptors stop growing (or after 20 s).
+    const deadline = Date.now() + 20_000;
+    for (let last = -1; Date.now() < deadline; await delay(500)) {
+      const now = (await sampleProcess(server.process.pid!).catch(() => ({ descriptors: 0 }))).descriptors;
+      if (Math.abs(now - last) < 20) break;
+      last = now;
+    }
     const held = holders.reduce((sum, h) => sum + h.open(), 0);
     const serverDescriptors = (await sampleProcess(server.process.pid!).catch(() => ({ descriptors: NaN }))).descriptors;
     const clients: Record<string, { asked: number; times: number[] }> = {};

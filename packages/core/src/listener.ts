@@ -57,7 +57,7 @@ export interface ListenerOptions {
   readonly events?: ListenerEvents;
   /** Caps of TCP connections and buffered bytes (default: {@link defaultTcpLimits}). */
   readonly tcpLimits?: TcpLimits;
-  /** The connection budget this listener shares with the others (default: the process's, {@link processBudget}). */
+  /** The connection budget this listener shares with the others (default: the process's, tcp-limits.ts `processBudget`). */
   readonly budget?: ConnectionBudget;
 }
 

@@ -12,7 +12,7 @@ import { createLogger } from './logger.js';
 import { counter } from './metrics.js';
 import type { Logger } from './logger.js';
 import { DohListener } from './doh-listener.js';
-import { DEFAULT_MAX_TCP_CONNECTIONS, descriptorLimit } from './limits.js';
+import { descriptorLimit } from './limits.js';
 import { Listener } from './listener.js';
 import type { ListenerEvents } from './listener.js';
 import type { CorefileSource, KeyTransport, ServerSettings } from './plugin.js';
@@ -22,6 +22,9 @@ import { unknownSwitchesWarning } from './switches.js';
 import { defaultTcpLimits } from './tcp-limits.js';
 import type { TcpLimits } from './tcp-limits.js';
 import type { WorkerGroup } from './workers.js';
+
+/** A connection cap below this, forced by the open-file limit, is worth a warning at start-up. */
+const LOW_CONNECTION_CAP = 1_000;
 
 /** Options for {@link Server}. */
 export interface ServerOptions {
@@ -142,12 +145,13 @@ export class Server {
   }
 
   /**
-   * Node raised the soft descriptor limit to the hard one already; when even that is low the
-   * connection cap follows it (limits.ts), which an operator should hear about once.
+   * Node raised the soft descriptor limit to the hard one already; when even that is low (under
+   * 2,000: fewer than 1,000 connections) the connection cap follows it (limits.ts), which an
+   * operator should hear about once.
    */
   private reportDescriptorLimit(): void {
     const limit = descriptorLimit();
-    if (!limit || this.options.tcpLimits?.maxConnections !== undefined || this.tcpLimits.maxConnections >= DEFAULT_MAX_TCP_CONNECTIONS) return;
+    if (!limit || this.options.tcpLimits?.maxConnections !== undefined || this.tcpLimits.maxConnections >= LOW_CONNECTION_CAP) return;
     this.logger.warning(`open file limit is ${limit.soft} (hard ${limit.hard}): at most ${this.tcpLimits.maxConnections} TCP, DoT and DoH connections in all; raise it with ulimit -n or LimitNOFILE`);
   }
 
