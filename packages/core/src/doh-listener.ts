@@ -171,7 +171,7 @@ export class DohListener extends Listener {
       if (!this.settings.tls || !clientAllowed(socket, this.settings.tls)) return void socket.destroy();
       const tcp = tcpSocketOf(socket);
       const held = tcp && this.sockets.get(tcp);
-      if (held) this.guard.resize(held.guarded, TLS_CONNECTION_BYTES);
+      if (held) this.guard.secured(held.guarded, TLS_CONNECTION_BYTES);
     });
     server.on('session', (session: Http2Session) => {
       this.sessions.add(session);

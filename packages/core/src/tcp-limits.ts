@@ -82,12 +82,19 @@ export class GuardedConnection {
   /** In the idle lists (no partial message, no query in progress), else in the busy ones. */
   idle = true;
   released = false;
+  /**
+   * The socket's `bytesRead` when it went quiet. TLS (DoT, DoH) reads the TCP socket without
+   * telling JavaScript until a handshake or a request is whole; bytes read since mean its client
+   * is speaking (a ClientHello, a request on its way), so it is not closed as idle: it is moved
+   * to the busy lists when it comes up.
+   */
+  quietAt = 0;
 
   constructor(
     /** The accepted TCP socket: destroying it frees the descriptor (under TLS too). */
     readonly socket: net.Socket,
     readonly guard: TcpGuard,
-    /** What it is counted as costing, in bytes ({@link TcpGuard.resize} changes it). */
+    /** What it is counted as costing, in bytes ({@link TcpGuard.secured} changes it). */
     public bytes: number,
   ) {}
 }
@@ -179,6 +186,7 @@ export class TcpGuard {
       this.onEvict('connections');
     }
     const connection = new GuardedConnection(socket, this, bytes);
+    connection.quietAt = socket.bytesRead;
     this.idle.add(connection);
     budget.idle.add(connection);
     budget.bytes += bytes;
@@ -193,9 +201,13 @@ export class TcpGuard {
     return connection;
   }
 
-  /** `connection` costs `bytes` now (a TLS handshake finished); others make room if needed. */
-  resize(connection: GuardedConnection, bytes: number): void {
+  /**
+   * The TLS handshake of `connection` is done: it costs `bytes` now (others make room if needed),
+   * and it is idle from here until its client asks something.
+   */
+  secured(connection: GuardedConnection, bytes: number): void {
     if (connection.released) return;
+    this.touch(connection, true);
     this.budget.bytes += bytes - connection.bytes;
     connection.bytes = bytes;
     this.fitMemory(connection);
@@ -211,6 +223,7 @@ export class TcpGuard {
     (connection.idle ? this.idle : this.busy).delete(connection);
     (connection.idle ? budget.idle : budget.busy).delete(connection);
     connection.idle = idle;
+    if (idle) connection.quietAt = connection.socket.bytesRead;
     (idle ? this.idle : this.busy).add(connection);
     (idle ? budget.idle : budget.busy).add(connection);
   }
@@ -234,7 +247,7 @@ export class TcpGuard {
 
   /** Closes the first of `idle`, else the first of `busy` (never `spare`); false when there is none. */
   private evict(idle: Set<GuardedConnection>, busy: Set<GuardedConnection>, spare?: GuardedConnection): boolean {
-    const victim = first(idle, spare) ?? first(busy, spare);
+    const victim = firstIdle(idle, spare) ?? first(busy, spare);
     if (!victim) return false;
     victim.guard.release(victim);
     victim.socket.destroy();
@@ -251,6 +264,20 @@ export class TcpGuard {
   free(bytes: number): void {
     this.buffered -= bytes;
   }
+}
+
+/**
+ * The first of `idle` but `except` that is idle indeed: one whose client has spoken since it
+ * went quiet ({@link GuardedConnection.quietAt}) is moved to the busy lists on the way, where
+ * the next reply or request moves it back (each at most once per quiet spell, so scans stay short).
+ */
+function firstIdle(idle: Set<GuardedConnection>, except: GuardedConnection | undefined): GuardedConnection | undefined {
+  for (const connection of idle) {
+    if (connection === except) continue;
+    if (connection.socket.bytesRead !== connection.quietAt) connection.guard.touch(connection, false);
+    else return connection;
+  }
+  return undefined;
 }
 
 function first(set: Set<GuardedConnection>, except: GuardedConnection | undefined): GuardedConnection | undefined {

@@ -115,7 +115,7 @@ export class TlsListener extends Listener {
       }
       const tcp = tcpSocketOf(socket);
       const guarded = tcp && this.accepted.get(tcp);
-      if (guarded) this.guard.resize(guarded, TLS_CONNECTION_BYTES);
+      if (guarded) this.guard.secured(guarded, TLS_CONNECTION_BYTES);
       this.onConnection(socket, guarded);
     });
     // Garbage instead of a handshake, a bad client certificate, a timeout: that connection only.

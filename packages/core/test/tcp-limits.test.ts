@@ -83,9 +83,9 @@ test('partial frames count against the listener budget, released when complete o
 });
 
 /** A stand-in for an accepted socket: its descriptor number, and whether the guard destroyed it. */
-function fakeSocket(fd = 10): net.Socket & { destroyedByGuard: boolean } {
-  const socket = { destroyedByGuard: false, _handle: { fd }, destroy: () => (socket.destroyedByGuard = true) };
-  return socket as unknown as net.Socket & { destroyedByGuard: boolean };
+function fakeSocket(fd = 10): net.Socket & { destroyedByGuard: boolean; bytesRead: number } {
+  const socket = { destroyedByGuard: false, bytesRead: 0, _handle: { fd }, destroy: () => (socket.destroyedByGuard = true) };
+  return socket as unknown as net.Socket & { destroyedByGuard: boolean; bytesRead: number };
 }
 
 test('at the cap a new connection gets in: the one idle the longest goes, else the oldest', () => {
@@ -167,12 +167,29 @@ test('connections count their memory: past the budget the longest-idle ones go, 
   assert.deepEqual(sockets.map((s) => s.destroyedByGuard), [true, false, false, false, false, false, false, false]);
   assert.equal(budget.bytes, 92 * 1024);
   // The last handshake finishes (32 KiB now): others make room, never the one that grew.
-  guard.resize(connections[7]!, 32 * 1024);
+  guard.secured(connections[7]!, 32 * 1024);
   assert.deepEqual(sockets.map((s) => s.destroyedByGuard), [true, true, false, false, false, false, false, false]);
   assert.equal(budget.bytes, 100 * 1024);
   assert.deepEqual(reasons, ['memory']);
   guard.release(connections[7]!);
   assert.equal(budget.bytes, 68 * 1024);
+});
+
+test('a connection whose client has spoken since it went quiet (a TLS handshake, a request on its way) is not closed as idle', () => {
+  const guard = new TcpGuard({ maxConnections: 3, maxBufferedBytes: 1000 }, budgetFor(100_000));
+  const [hello, silent, later] = [fakeSocket(), fakeSocket(), fakeSocket()];
+  guard.admit(hello, 12 * 1024);
+  guard.admit(silent, 12 * 1024);
+  guard.admit(later, 12 * 1024);
+  hello.bytesRead = 349; // its ClientHello arrived
+  const fourth = fakeSocket();
+  guard.admit(fourth, 12 * 1024);
+  assert.deepEqual([hello, silent, later].map((s) => s.destroyedByGuard), [false, true, false], 'the silent one goes, not the one mid-handshake');
+  // Every one mid-handshake: the oldest of them goes, as any busy connection.
+  later.bytesRead = 349;
+  fourth.bytesRead = 349;
+  guard.admit(fakeSocket(), 12 * 1024);
+  assert.deepEqual([hello, later, fourth].map((s) => s.destroyedByGuard), [true, false, false]);
 });
 
 test('release is idempotent and a released connection is not touched back in', () => {
