@@ -5,7 +5,7 @@
  * sockets or a plugin's files could, and prints `ready`. Start it under a low `ulimit -n`.
  */
 import { openSync, readdirSync } from 'node:fs';
-import { descriptorLimit } from '@foghorn/core';
+import { descriptorLimit } from '@foghorn/core/server';
 import { createServer } from 'foghorn';
 
 const [port = '0', free = '40'] = process.argv.slice(2);
