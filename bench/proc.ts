@@ -21,13 +21,8 @@ export function cpuSeconds(pid: number | undefined): number {
 export function treeCpuSeconds(pid: number | undefined): number {
   if (pid === undefined) return NaN;
   let total = cpuSeconds(pid);
-  let children: number[] = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    // Gone, or a kernel without children lists: the process's own time is all there is.
-  }
-  for (const child of children) total += treeCpuSeconds(child);
+  // Gone, or a kernel without children lists: the process's own time is all there is.
+  for (const child of childrenOf(pid)) total += treeCpuSeconds(child);
   return total;
 }
 
@@ -48,6 +43,47 @@ export function stealMs(cpus: readonly number[]): number {
     return (ticks * 1000) / TICKS_PER_SECOND;
   } catch {
     return NaN;
+  }
+}
+
+/** Resident memory of a process tree, kB: VmRSS now and VmHWM (the peak so far), each summed. */
+export interface TreeMemory {
+  readonly rssKb: number;
+  readonly hwmKb: number;
+  /** How many processes were summed (`-workers N`: the primary and N workers). */
+  readonly processes: number;
+}
+
+/**
+ * VmRSS and VmHWM of a process and every descendant alive now, from /proc, summed: what the
+ * processes of one container hold together (each VmHWM is that process's own peak, so the sum
+ * is an upper bound of the tree's peak).
+ */
+export function treeMemory(pid: number): TreeMemory {
+  let rssKb = 0;
+  let hwmKb = 0;
+  let processes = 0;
+  const visit = (at: number): void => {
+    try {
+      const status = readFileSync(`/proc/${at}/status`, 'utf8');
+      rssKb += Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
+      hwmKb += Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
+      processes++;
+    } catch {
+      return; // Gone meanwhile.
+    }
+    for (const child of childrenOf(at)) visit(child);
+  };
+  visit(pid);
+  return { rssKb, hwmKb, processes };
+}
+
+/** The pids of a process's children, from /proc; none when it is gone. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }
 
