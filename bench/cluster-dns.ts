@@ -386,3 +386,5 @@ if (lighthouseServices > 0) {
   });
 }
 console.log(`\n${table()}\n\nload average ${loadLine()}`);
+// Closed TLS sockets of the API servers can keep Node 20 spinning on exit (api-server.ts, dropConnections).
+process.exit(0);

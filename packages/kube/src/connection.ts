@@ -1,25 +1,49 @@
 /**
  * Finds the API server and credentials, in the order CoreDNS's kubernetes plugin and the
  * Lighthouse binary use: `kubeconfig PATH [CONTEXT]`, `endpoint URL`, the pod's service account,
- * then `$KUBECONFIG`. The result is the client library's KubeConfig, so every auth method it
- * knows (token, client certificates, exec plugins, OIDC, rotating service-account tokens) works.
+ * then `$KUBECONFIG`.
+ *
+ * What a DNS pod uses is read here, with node:https alone: the service account (its token read
+ * again as the kubelet rotates it), and a kubeconfig's server, CA, insecure-skip-tls-verify,
+ * tls-server-name, token, tokenFile, client certificate and key, basic auth and impersonation.
+ * @kubernetes/client-node is not loaded for them: its `KubeConfig` imports the client's
+ * generated API, about 950 modules, which cost a process 30 MB of heap and 65 MB of resident
+ * memory (docs/performance.md, "Memory: the cluster-DNS job"). A kubeconfig whose user runs an
+ * `exec` credential plugin or an `auth-provider` (OIDC, cloud providers), or whose cluster needs
+ * a `proxy-url`, is handed to the client library instead (client-node-auth.ts), loaded then, so
+ * every auth method it knows keeps working.
  */
 import fs from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { Cluster, Context, User } from '@kubernetes/client-node';
 import { defaultServiceAccountDir, KubeConnectionError } from './types.js';
 import type { KubeConnection } from './types.js';
 
 /** Where the connection came from, for log lines. */
 export type ConnectionSource = 'kubeconfig' | 'endpoint' | 'in-cluster' | '$KUBECONFIG';
 
+/** What one request needs: an agent with the cluster's TLS settings, and the credential headers. */
+export interface RequestAuth {
+  /** A fresh agent: the caller destroys it once done, which ends its sockets at once. */
+  readonly agent: http.Agent;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 /** A connection ready for {@link startWatch}: resolve once in setup, reuse for every watch. */
 export interface ResolvedConnection {
-  readonly config: KubeConfig;
   readonly source: ConnectionSource;
-  /** The API server URL. */
+  /** The API server URL, without a trailing slash. */
   readonly server: string;
+  /** The current context's namespace, '' when it names none. */
+  readonly namespace: string;
+  /**
+   * The agent and headers for one request (`keepAlive`: the agent keeps its connection for the
+   * next request, as a paged list's pages do). Files the credentials come from (a rotating
+   * service-account token, certificates) are read again as they change.
+   */
+  authorize(keepAlive: boolean): Promise<RequestAuth>;
 }
 
 export interface ResolveOptions {
@@ -27,58 +51,76 @@ export interface ResolveOptions {
   readonly serviceAccountDir?: string;
 }
 
+/** A kubeconfig cluster, as the file spells it. */
+interface ClusterEntry {
+  readonly server?: unknown;
+  readonly 'certificate-authority'?: unknown;
+  readonly 'certificate-authority-data'?: unknown;
+  readonly 'insecure-skip-tls-verify'?: unknown;
+  readonly 'tls-server-name'?: unknown;
+  readonly 'proxy-url'?: unknown;
+}
+
+/** A kubeconfig user, as the file spells it. */
+interface UserEntry {
+  readonly token?: unknown;
+  readonly tokenFile?: unknown;
+  readonly 'client-certificate'?: unknown;
+  readonly 'client-certificate-data'?: unknown;
+  readonly 'client-key'?: unknown;
+  readonly 'client-key-data'?: unknown;
+  readonly username?: unknown;
+  readonly password?: unknown;
+  readonly as?: unknown;
+  readonly exec?: unknown;
+  readonly 'auth-provider'?: unknown;
+}
+
+interface ContextEntry {
+  readonly cluster?: unknown;
+  readonly user?: unknown;
+  readonly namespace?: unknown;
+}
+
+interface Named<T> {
+  readonly name: string;
+  readonly value: T;
+}
+
+/** One or more kubeconfig files merged as kubectl merges $KUBECONFIG: the first file to define a name wins. */
+export interface Kubeconfig {
+  readonly clusters: Named<ClusterEntry>[];
+  readonly users: Named<UserEntry>[];
+  readonly contexts: Named<ContextEntry>[];
+  currentContext: string;
+}
+
 /**
- * Resolves a {@link KubeConnection} into a KubeConfig. Throws {@link KubeConnectionError} when
- * nothing usable is configured (a Corefile/setup error); never contacts the API server.
+ * Resolves a {@link KubeConnection}. Throws {@link KubeConnectionError} when nothing usable is
+ * configured (a Corefile/setup error); never contacts the API server.
  */
-export async function resolveConnection(
-  connection: KubeConnection,
-  env: NodeJS.ProcessEnv,
-  options: ResolveOptions = {},
-): Promise<ResolvedConnection> {
-  let config: KubeConfig;
-  let source: ConnectionSource;
+export async function resolveConnection(connection: KubeConnection, env: NodeJS.ProcessEnv, options: ResolveOptions = {}): Promise<ResolvedConnection> {
   if (connection.kubeconfig !== undefined) {
-    config = loadKubeconfigFiles([connection.kubeconfig], connection.context);
-    source = 'kubeconfig';
-  } else if (connection.endpoint !== undefined) {
-    config = new KubeConfig();
-    const server = checkEndpoint(connection.endpoint);
+    const endpoint = connection.endpoint !== undefined ? checkEndpoint(connection.endpoint) : undefined;
+    return fromKubeconfig(await loadKubeconfigFiles([connection.kubeconfig], connection.context), 'kubeconfig', endpoint);
+  }
+  if (connection.endpoint !== undefined) {
     // `endpoint` alone means no credentials, as in CoreDNS (e.g. `kubectl proxy` on loopback).
-    config.loadFromOptions({
-      clusters: [{ name: 'endpoint', server, skipTLSVerify: false }],
-      users: [{ name: 'anonymous' }],
-      contexts: [{ name: 'endpoint', cluster: 'endpoint', user: 'anonymous' }],
-      currentContext: 'endpoint',
-    });
-    source = 'endpoint';
-  } else {
-    const inCluster = loadInCluster(env, options.serviceAccountDir ?? defaultServiceAccountDir);
-    if (inCluster) {
-      config = inCluster;
-      source = 'in-cluster';
-    } else if (env['KUBECONFIG']) {
-      const files = env['KUBECONFIG'].split(path.delimiter).filter((f) => f !== '');
-      config = loadKubeconfigFiles(files, connection.context);
-      source = '$KUBECONFIG';
-    } else {
-      throw new KubeConnectionError(
-        "no Kubernetes API server configured: give 'kubeconfig PATH [CONTEXT]' or 'endpoint URL', " +
-          `run in a pod with a service account (${options.serviceAccountDir ?? defaultServiceAccountDir}/token and ` +
-          'KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT), or set $KUBECONFIG',
-      );
-    }
-  }
-  // `kubeconfig` plus `endpoint`: the kubeconfig's credentials against the given server.
-  if (connection.endpoint !== undefined && source === 'kubeconfig') {
     const server = checkEndpoint(connection.endpoint);
-    const current = config.getCurrentCluster();
-    config.clusters = config.clusters.map((c) => (c.name === current?.name ? { ...c, server } : c));
+    return ownConnection('endpoint', server, '', {}, {});
   }
-  allowPlainHttp(config);
-  const cluster = config.getCurrentCluster();
-  if (!cluster) throw new KubeConnectionError(`${source}: no current context with a cluster`);
-  return { config, source, server: cluster.server };
+  const dir = options.serviceAccountDir ?? defaultServiceAccountDir;
+  const inCluster = loadInCluster(env, dir);
+  if (inCluster) return inCluster;
+  if (env['KUBECONFIG']) {
+    const files = env['KUBECONFIG'].split(path.delimiter).filter((f) => f !== '');
+    return fromKubeconfig(await loadKubeconfigFiles(files, connection.context), '$KUBECONFIG', undefined);
+  }
+  throw new KubeConnectionError(
+    "no Kubernetes API server configured: give 'kubeconfig PATH [CONTEXT]' or 'endpoint URL', " +
+      `run in a pod with a service account (${dir}/token and ` +
+      'KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT), or set $KUBECONFIG',
+  );
 }
 
 function checkEndpoint(endpoint: string): string {
@@ -94,72 +136,175 @@ function checkEndpoint(endpoint: string): string {
   return endpoint.replace(/\/+$/, '');
 }
 
-/**
- * The client library refuses `http:` servers unless skipTLSVerify is set, although there is no
- * TLS to verify; kubectl accepts them (`kubectl proxy`), so mark plain-HTTP clusters as such.
- */
-function allowPlainHttp(config: KubeConfig): void {
-  config.clusters = config.clusters.map((c: Cluster) => (c.server.startsWith('http:') && !c.skipTLSVerify ? { ...c, skipTLSVerify: true } : c));
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** A kubeconfig's `clusters`, `users` or `contexts` list: `{ name, <field>: {...} }` entries. */
+function namedList<T>(list: unknown, field: string, root: string, where: string): Named<T>[] {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new KubeConnectionError(`kubeconfig '${where}': ${field}s is not a list`);
+  return list.filter(isObject).map((entry) => ({ name: String(entry['name'] ?? ''), value: absolutePaths(isObject(entry[field]) ? entry[field] : {}, root) as T }));
+}
+
+/** The file fields of a kubeconfig entry are relative to the file's directory (kubectl, client-go). */
+function absolutePaths(entry: Record<string, unknown>, root: string): Record<string, unknown> {
+  const out = { ...entry };
+  for (const field of ['certificate-authority', 'client-certificate', 'client-key', 'tokenFile']) {
+    const file = text(out[field]);
+    if (file !== undefined && !path.isAbsolute(file)) out[field] = path.join(root, file);
+  }
+  return out;
+}
+
+/** Reads one kubeconfig file (YAML, or JSON, which is YAML too). */
+async function readKubeconfig(file: string): Promise<Record<string, unknown>> {
+  let source: string;
+  try {
+    source = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new KubeConnectionError(`kubeconfig '${file}': ${(err as Error).message}`, { cause: err });
+  }
+  let parsed: unknown;
+  try {
+    const { parse } = await import('yaml');
+    parsed = parse(source);
+  } catch (err) {
+    throw new KubeConnectionError(`kubeconfig '${file}': ${(err as Error).message}`, { cause: err });
+  }
+  return isObject(parsed) ? parsed : {};
 }
 
 /** Loads kubeconfig files the way kubectl merges $KUBECONFIG: the first file to define a name wins. */
-function loadKubeconfigFiles(files: readonly string[], context: string | undefined): KubeConfig {
-  const config = new KubeConfig();
-  files.forEach((file, i) => {
-    const one = new KubeConfig();
-    try {
-      one.loadFromFile(file);
-    } catch (err) {
-      throw new KubeConnectionError(`kubeconfig '${file}': ${(err as Error).message}`, { cause: err });
-    }
-    if (i === 0) {
-      config.loadFromOptions({ clusters: one.clusters, users: one.users, contexts: one.contexts, currentContext: one.currentContext });
-      return;
-    }
-    const has = (list: readonly { name: string }[], name: string): boolean => list.some((x) => x.name === name);
-    config.loadFromOptions({
-      clusters: [...config.clusters, ...one.clusters.filter((c: Cluster) => !has(config.clusters, c.name))],
-      users: [...config.users, ...one.users.filter((u: User) => !has(config.users, u.name))],
-      contexts: [...config.contexts, ...one.contexts.filter((c: Context) => !has(config.contexts, c.name))],
-      currentContext: config.currentContext || one.currentContext,
-    });
-  });
+export async function loadKubeconfigFiles(files: readonly string[], context: string | undefined): Promise<Kubeconfig> {
+  const config: Kubeconfig = { clusters: [], users: [], contexts: [], currentContext: '' };
+  const merge = <T>(into: Named<T>[], from: Named<T>[]): void => {
+    for (const entry of from) if (!into.some((x) => x.name === entry.name)) into.push(entry);
+  };
   const where = files.join(path.delimiter);
-  if (context !== undefined) {
-    if (!config.getContextObject(context)) throw new KubeConnectionError(`kubeconfig '${where}': context '${context}' not found`);
-    config.setCurrentContext(context);
+  for (const file of files) {
+    const raw = await readKubeconfig(file);
+    const root = path.dirname(path.resolve(file));
+    merge(config.clusters, namedList<ClusterEntry>(raw['clusters'], 'cluster', root, file));
+    merge(config.users, namedList<UserEntry>(raw['users'], 'user', root, file));
+    merge(config.contexts, namedList<ContextEntry>(raw['contexts'], 'context', root, file));
+    if (config.currentContext === '') config.currentContext = text(raw['current-context']) ?? '';
   }
-  if (!config.getContextObject(config.currentContext)) throw new KubeConnectionError(`kubeconfig '${where}': no current context`);
-  if (!config.getCurrentCluster()) throw new KubeConnectionError(`kubeconfig '${where}': context '${config.currentContext}' names no known cluster`);
+  if (context !== undefined) {
+    if (!config.contexts.some((c) => c.name === context)) throw new KubeConnectionError(`kubeconfig '${where}': context '${context}' not found`);
+    config.currentContext = context;
+  }
+  const current = config.contexts.find((c) => c.name === config.currentContext);
+  if (!current) throw new KubeConnectionError(`kubeconfig '${where}': no current context`);
+  if (!config.clusters.some((c) => c.name === current.value.cluster)) {
+    throw new KubeConnectionError(`kubeconfig '${where}': context '${config.currentContext}' names no known cluster`);
+  }
   return config;
 }
 
+/** The current context's cluster and user; `endpoint` replaces the cluster's server. */
+async function fromKubeconfig(config: Kubeconfig, source: ConnectionSource, endpoint: string | undefined): Promise<ResolvedConnection> {
+  const context = config.contexts.find((c) => c.name === config.currentContext)!.value;
+  const clusterIndex = config.clusters.findIndex((c) => c.name === context.cluster);
+  let cluster = config.clusters[clusterIndex]!.value;
+  if (endpoint !== undefined) {
+    // `kubeconfig` plus `endpoint`: the kubeconfig's credentials against the given server.
+    cluster = { ...cluster, server: endpoint };
+    config.clusters[clusterIndex] = { name: config.clusters[clusterIndex]!.name, value: cluster };
+  }
+  const server = text(cluster.server)?.replace(/\/+$/, '');
+  if (server === undefined) throw new KubeConnectionError(`${source}: cluster '${String(context.cluster)}' has no server`);
+  const user = config.users.find((u) => u.name === context.user)?.value ?? {};
+  const namespace = text(context.namespace) ?? '';
+  if (user.exec !== undefined || user['auth-provider'] !== undefined || cluster['proxy-url'] !== undefined) {
+    const { clientNodeConnection } = await import('./client-node-auth.js');
+    return clientNodeConnection(config, source, server, namespace);
+  }
+  return ownConnection(source, server, namespace, cluster, user);
+}
+
 /**
- * client-go's InClusterConfig: KUBERNETES_SERVICE_HOST/PORT plus the service-account token.
- * The token is given as a file so the library re-reads it (bound tokens rotate hourly).
- * Returns undefined when this is not a pod, so the caller can try $KUBECONFIG.
+ * client-go's InClusterConfig: KUBERNETES_SERVICE_HOST/PORT plus the service-account token and
+ * CA. Returns undefined when this is not a pod, so the caller can try $KUBECONFIG.
  */
-function loadInCluster(env: NodeJS.ProcessEnv, dir: string): KubeConfig | undefined {
+function loadInCluster(env: NodeJS.ProcessEnv, dir: string): ResolvedConnection | undefined {
   const host = env['KUBERNETES_SERVICE_HOST'];
   const port = env['KUBERNETES_SERVICE_PORT'];
   const tokenFile = path.join(dir, 'token');
   if (!host || !port || !fs.existsSync(tokenFile)) return undefined;
   const caFile = path.join(dir, 'ca.crt');
   const namespaceFile = path.join(dir, 'namespace');
-  const namespace = fs.existsSync(namespaceFile) ? fs.readFileSync(namespaceFile, 'utf8').trim() : undefined;
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [
-      {
-        name: 'in-cluster',
-        server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
-        skipTLSVerify: false,
-        ...(fs.existsSync(caFile) ? { caFile } : {}),
-      },
-    ],
-    users: [{ name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile } } }],
-    contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', ...(namespace ? { namespace } : {}) }],
-    currentContext: 'in-cluster',
-  });
-  return config;
+  const namespace = fs.existsSync(namespaceFile) ? fs.readFileSync(namespaceFile, 'utf8').trim() : '';
+  const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return ownConnection('in-cluster', server, namespace, fs.existsSync(caFile) ? { 'certificate-authority': caFile } : {}, { tokenFile });
+}
+
+/**
+ * How long a token file's content is trusted before it is read again: client-go's cached token
+ * source re-reads a service account's token once a minute, and the kubelet rotates bound tokens
+ * well before they expire (at 80 % of an hour).
+ */
+const tokenFileRefreshMs = 60_000;
+
+/** Reads `file` at most once per {@link tokenFileRefreshMs}. */
+function cachedFile(file: string): () => Promise<string> {
+  let value: string | undefined;
+  let readAt = 0;
+  return async () => {
+    if (value === undefined || Date.now() - readAt >= tokenFileRefreshMs) {
+      value = (await readFile(file, 'utf8')).trim();
+      readAt = Date.now();
+    }
+    return value;
+  };
+}
+
+/** PEM data from a file (read at each call: certificates rotate) or base64 `-data`. */
+function pem(file: unknown, data: unknown): (() => Promise<Buffer>) | undefined {
+  const f = text(file);
+  if (f !== undefined) return () => readFile(f);
+  const d = text(data);
+  if (d !== undefined) {
+    const decoded = Buffer.from(d, 'base64');
+    return () => Promise.resolve(decoded);
+  }
+  return undefined;
+}
+
+/** A connection with node:https and nothing else: TLS from the cluster, a header from the user. */
+function ownConnection(source: ConnectionSource, server: string, namespace: string, cluster: ClusterEntry, user: UserEntry): ResolvedConnection {
+  const secure = server.startsWith('https:');
+  const ca = pem(cluster['certificate-authority'], cluster['certificate-authority-data']);
+  const cert = pem(user['client-certificate'], user['client-certificate-data']);
+  const key = pem(user['client-key'], user['client-key-data']);
+  const skipVerify = cluster['insecure-skip-tls-verify'] === true;
+  const serverName = text(cluster['tls-server-name']);
+  const tokenFile = text(user.tokenFile);
+  const token = text(user.token);
+  const readToken = token === undefined && tokenFile !== undefined ? cachedFile(tokenFile) : undefined;
+  const username = text(user.username);
+  const basic = username !== undefined ? `Basic ${Buffer.from(`${username}:${typeof user.password === 'string' ? user.password : ''}`).toString('base64')}` : undefined;
+  const impersonate = text(user.as);
+  return {
+    source,
+    server,
+    namespace,
+    async authorize(keepAlive) {
+      const headers: Record<string, string> = {};
+      // As client-node: a bearer token wins over basic auth.
+      const bearer = token ?? (await readToken?.());
+      if (bearer !== undefined && bearer !== '') headers['Authorization'] = `Bearer ${bearer}`;
+      else if (basic !== undefined) headers['Authorization'] = basic;
+      if (impersonate !== undefined) headers['Impersonate-User'] = impersonate;
+      if (!secure) return { agent: new http.Agent({ keepAlive }), headers };
+      const agent = new https.Agent({
+        keepAlive,
+        ...(ca ? { ca: await ca() } : {}),
+        ...(cert ? { cert: await cert() } : {}),
+        ...(key ? { key: await key() } : {}),
+        ...(skipVerify ? { rejectUnauthorized: false } : {}),
+        ...(serverName !== undefined ? { servername: serverName } : {}),
+      });
+      return { agent, headers };
+    },
+  };
 }

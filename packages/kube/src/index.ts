@@ -1,7 +1,9 @@
 /**
- * `@foghorn/kube`: the Kubernetes client every Foghorn plugin shares. Importing it is cheap:
- * @kubernetes/client-node loads on the first connection resolved, so a Corefile that never
- * talks to a cluster never loads it (nor does a `-workers` worker: its primary resolves).
+ * `@foghorn/kube`: the Kubernetes client every Foghorn plugin shares. Importing it is cheap: the
+ * client's modules load on the first connection resolved, so a Corefile that never talks to a
+ * cluster never loads them (nor does a `-workers` worker: its primary resolves). Requests are
+ * node:https's; @kubernetes/client-node loads only for a kubeconfig whose user runs an `exec`
+ * plugin or an `auth-provider`, or whose cluster has a `proxy-url` (connection.ts says why).
  *
  * Wiring, for a plugin's setup:
  *
@@ -47,7 +49,7 @@ export { defaultServiceAccountDir, KubeConnectionError } from './types.js';
 export type { KubeConnection, KubeObject, ObjectMeta, ObjectSink, ResourceSpec, Watch } from './types.js';
 export { resolveConnection, startWatch } from './watch.js';
 export type { StartWatchOptions } from './watch.js';
-export type { ConnectionSource, ResolvedConnection, ResolveOptions } from './connection.js';
+export type { ConnectionSource, RequestAuth, ResolvedConnection, ResolveOptions } from './connection.js';
 export type { InformerOptions } from './informer.js';
 export { connectionKey, informerKey, InformerRegistry, informerRegistry, registryKey } from './registry.js';
 export type { AcquireOptions, ConnectionInfo, InformerBackend, InformerInfo, InformerLease, InformerSink, InformerSubscriber } from './registry.js';

@@ -1,25 +1,23 @@
 /**
- * An informer that survives the real world. It lists, hands the full list to the sink, then
- * watches from the list's resourceVersion with bookmarks and a server-side timeout, and resumes
- * from the last resourceVersion seen whenever the stream ends.
+ * An informer that survives the real world. It lists in pages, hands the full list to the sink,
+ * then watches from the list's resourceVersion with bookmarks and a server-side timeout, and
+ * resumes from the last resourceVersion seen whenever the stream ends.
  *
  * Why not the client library's ListWatch (@kubernetes/client-node 1.4.0, dist/cache.js)? Read
  * there: an error from the watch or a failed list calls the ERROR callbacks and returns, so it
  * never restarts; `start()` resolves even when the first list failed; it sends neither
  * `allowWatchBookmarks` nor `timeoutSeconds`; and a relist reaches handlers as separate
- * deletes and adds, never as one atomic list. Its `Watch` (dist/watch.js) is used below for the
- * stream, with two gaps covered: it swallows exceptions thrown by the event callback, and its
- * AbortController is only returned once response headers arrive (its 30 s timeout signal is
- * overwritten on the next line), so a server that accepts and then stays silent would hang it
- * forever. Each attempt therefore gets its own agent, which the watchdog or stop() destroys.
+ * deletes and adds, never as one atomic list. Its `Watch` (dist/watch.js) swallows exceptions
+ * thrown by the event callback and returns its AbortController only once response headers
+ * arrive, so a server that accepts and then stays silent would hang it forever. The requests
+ * here (request.ts) are node:https with the connection's agent, which the watchdog or stop()
+ * destroys at any stage.
  */
-import http from 'node:http';
 import { formatDuration } from '@foghorn/core';
 import type { Logger } from '@foghorn/core';
-import { Watch as WatchStream } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Backoff, ThrottledLog } from './backoff.js';
-import { getJson, KubeApiError, statusError } from './request.js';
+import type { RequestAuth, ResolvedConnection } from './connection.js';
+import { getJson, KubeApiError, openWatch, statusError } from './request.js';
 import { resourceName } from './resources.js';
 import type { KubeObject, ObjectSink, ResourceSpec, Watch } from './types.js';
 
@@ -109,7 +107,7 @@ export class Informer implements Watch {
   private readonly backoffMaxMs: number;
 
   constructor(
-    private readonly config: KubeConfig,
+    private readonly connection: ResolvedConnection,
     private readonly resource: ResourceSpec,
     private readonly sink: ObjectSink,
     private readonly options: InformerOptions,
@@ -195,17 +193,33 @@ export class Informer implements Watch {
 
   /** Lists every page, then replaces the sink's state in one call. */
   private async relist(): Promise<'ok' | 'absent' | Error> {
+    let auth: RequestAuth;
+    try {
+      auth = await this.connection.authorize(true);
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+    // One agent for every page: its connection carries the next page's request.
+    try {
+      return await this.listPages(auth);
+    } finally {
+      auth.agent.destroy();
+    }
+  }
+
+  private async listPages(auth: RequestAuth): Promise<'ok' | 'absent' | Error> {
     const items: KubeObject[] = [];
     let listVersion = '';
     let token: string | undefined;
     let expiredRetries = 1;
     for (;;) {
+      if (this.stopped) return 'ok';
       const query = new URLSearchParams();
       if (this.resource.labelSelector !== undefined) query.set('labelSelector', this.resource.labelSelector);
       if (this.resource.fieldSelector !== undefined) query.set('fieldSelector', this.resource.fieldSelector);
       query.set('limit', String(this.options.listPageSize ?? defaultListPageSize));
       if (token !== undefined) query.set('continue', token);
-      const pending = getJson(this.config, this.path, query, this.options.watchdogMs ?? defaultListIdleMs);
+      const pending = getJson(auth, this.connection.server, this.path, query, this.options.watchdogMs ?? defaultListIdleMs);
       this.cancelCurrent = pending.cancel;
       let body: unknown;
       try {
@@ -230,8 +244,11 @@ export class Informer implements Watch {
       const apiVersion = typeof list.apiVersion === 'string' ? list.apiVersion : this.apiVersion;
       for (const item of (list.items ?? []) as unknown[]) {
         if (!isObject(item)) continue;
-        // Lists of built-in types omit each item's apiVersion and kind; the sink gets them filled in.
-        items.push({ apiVersion, ...(listKind !== undefined ? { kind: listKind } : {}), ...item } as KubeObject);
+        // Lists of built-in types omit each item's apiVersion and kind; the sink gets them
+        // filled in. The objects were parsed for this informer alone: no copy is needed.
+        item['apiVersion'] ??= apiVersion;
+        if (listKind !== undefined) item['kind'] ??= listKind;
+        items.push(item as KubeObject);
       }
       const rv = list.metadata?.resourceVersion;
       listVersion = typeof rv === 'string' ? rv : '';
@@ -271,8 +288,8 @@ export class Informer implements Watch {
       const watchdogMs = this.options.watchdogMs ?? timeoutSeconds * 1000 + watchdogGraceMs;
       let events = 0;
       let finished = false;
-      let agent: http.Agent | undefined;
-      let controller: AbortController | undefined;
+      let auth: RequestAuth | undefined;
+      let stream: { cancel(): void } | undefined;
       const failed = (error: unknown): Outcome => ({
         kind: 'failed',
         error: error instanceof Error ? error : new Error(String(error)),
@@ -283,44 +300,18 @@ export class Informer implements Watch {
       const finish = (outcome: Outcome): void => {
         if (finished) return;
         finished = true;
-        clearTimeout(watchdog);
         this.cancelCurrent = undefined;
-        controller?.abort();
-        // Also ends a request still waiting for headers, which the controller cannot reach yet.
-        agent?.destroy();
+        stream?.cancel();
+        auth?.agent.destroy();
         resolve(outcome);
       };
-      const watchdog = setTimeout(() => finish(failed(new Error(`no data for ${formatDuration(watchdogMs)}, restarting`))), watchdogMs);
       this.cancelCurrent = () => finish({ kind: 'stopped' });
 
-      // The library builds a fresh agent per request inside watch(); this view of the config
-      // hands it over so the attempt can destroy it.
-      const base = this.config;
-      const config = Object.create(base, {
-        applyToFetchOptions: {
-          value: async (opts: Parameters<KubeConfig['applyToFetchOptions']>[0]) => {
-            const init = await base.applyToFetchOptions(opts);
-            const created = init.agent instanceof http.Agent ? init.agent : undefined;
-            if (finished) {
-              created?.destroy();
-              throw new Error('cancelled');
-            }
-            agent = created;
-            return init;
-          },
-        },
-      }) as KubeConfig;
-
-      const params: Record<string, string | number | boolean | undefined> = {
-        resourceVersion: this.resourceVersion,
-        allowWatchBookmarks: true,
-        timeoutSeconds,
-        labelSelector: this.resource.labelSelector,
-        fieldSelector: this.resource.fieldSelector,
-      };
+      const query = new URLSearchParams({ watch: 'true', resourceVersion: this.resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds) });
+      if (this.resource.labelSelector !== undefined) query.set('labelSelector', this.resource.labelSelector);
+      if (this.resource.fieldSelector !== undefined) query.set('fieldSelector', this.resource.fieldSelector);
       const onEvent = (type: string, object: unknown): void => {
         if (finished || this.stopped) return;
-        watchdog.refresh();
         events++;
         if (type === 'ERROR') {
           const status = isObject(object) ? object : {};
@@ -333,29 +324,33 @@ export class Informer implements Watch {
           return;
         }
         if (!isObject(object)) return;
-        const item = (object['apiVersion'] === undefined ? { apiVersion: this.apiVersion, ...object } : object) as KubeObject;
+        object['apiVersion'] ??= this.apiVersion;
+        const item = object as KubeObject;
         if (type === 'ADDED' || type === 'MODIFIED') this.deliver('upsert', () => this.sink.upsert(item));
         else if (type === 'DELETED') this.deliver('remove', () => this.sink.remove(item));
         else if (type !== 'BOOKMARK') return;
         const rv = item.metadata?.resourceVersion;
         if (typeof rv === 'string' && rv !== '') this.resourceVersion = rv;
       };
-      new WatchStream(config)
-        .watch(this.path, params, onEvent, (err: unknown) => {
-          finish(err ? failed(err) : { kind: 'closed', events, durationMs: Date.now() - startedAt });
-        })
-        .then(
-          (c) => {
-            controller = c;
-            if (finished) {
-              c.abort();
-              return;
-            }
-            // The library resolves only after a 200 response: the stream is up.
-            this.log.recovered((n) => `${this.name}: watching again after ${n} failed attempt${n === 1 ? '' : 's'}`);
-          },
-          (err: unknown) => finish(failed(err)),
-        );
+      this.connection.authorize(false).then(
+        (granted) => {
+          if (finished) {
+            granted.agent.destroy();
+            return;
+          }
+          auth = granted;
+          // The idle timeout is the watchdog: bookmarks are not guaranteed on quiet resources.
+          stream = openWatch(granted, this.connection.server, this.path, query, watchdogMs, {
+            opened: () => this.log.recovered((n) => `${this.name}: watching again after ${n} failed attempt${n === 1 ? '' : 's'}`),
+            event: onEvent,
+            closed: (error) => {
+              if (error?.message.startsWith('no data for ')) finish(failed(new Error(`no data for ${formatDuration(watchdogMs)}, restarting`)));
+              else finish(error ? failed(error) : { kind: 'closed', events, durationMs: Date.now() - startedAt });
+            },
+          });
+        },
+        (err: unknown) => finish(failed(err)),
+      );
     });
   }
 

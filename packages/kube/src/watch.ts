@@ -1,7 +1,8 @@
 /**
- * The two entry points that need @kubernetes/client-node, which they load on first use: a
+ * The two entry points that talk to a cluster. They load the client's modules on first use: a
  * plugin can import `@foghorn/kube` at module load, and only a Corefile that really talks to a
- * cluster pays for the client library.
+ * cluster pays for them (and only a kubeconfig with an exec plugin, an auth-provider or a proxy
+ * for @kubernetes/client-node, see connection.ts).
  */
 import { createLogger } from '@foghorn/core';
 import type { Logger } from '@foghorn/core';
@@ -20,7 +21,7 @@ export interface StartWatchOptions extends Omit<InformerOptions, 'logger'>, Reso
 }
 
 /**
- * Resolves a {@link KubeConnection} into the client library's KubeConfig: `kubeconfig PATH
+ * Resolves a {@link KubeConnection} into the server and credentials to use: `kubeconfig PATH
  * [CONTEXT]` (with `endpoint URL` too: the kubeconfig's credentials against that server), else
  * `endpoint URL` alone (no credentials), else the pod's service account, else `$KUBECONFIG`.
  * Rejects with a `KubeConnectionError` when nothing usable is configured; never contacts the
@@ -46,10 +47,10 @@ export async function startWatch(
     const value = options[key];
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new RangeError(`${key} must be a positive number, got ${value}`);
   }
-  const resolved = 'config' in connection ? connection : await resolveConnection(connection, options.env ?? process.env, options);
+  const resolved = 'authorize' in connection ? connection : await resolveConnection(connection, options.env ?? process.env, options);
   const { Informer } = await import('./informer.js');
   const logger = options.logger ?? options.log ?? createLogger().forPlugin('kube');
-  const informer = new Informer(resolved.config, resource, sink, { ...options, logger });
+  const informer = new Informer(resolved, resource, sink, { ...options, logger });
   informer.start();
   return informer;
 }

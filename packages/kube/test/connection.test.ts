@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -75,11 +76,68 @@ test('in-cluster: the service-account token and CA plus KUBERNETES_SERVICE_HOST/
   const resolved = await resolveConnection({}, { ...account.env, KUBECONFIG: '/nonexistent' }, { serviceAccountDir: account.dir });
   assert.equal(resolved.source, 'in-cluster');
   assert.equal(resolved.server, api.url);
-  assert.equal(resolved.config.getContextObject(resolved.config.currentContext)?.namespace, 'submariner-operator');
+  assert.equal(resolved.namespace, 'submariner-operator');
   const { sink, watch } = await syncedWatch(t, {}, account.env, account.dir);
   await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
   assert.deepEqual(sink.names(), ['default/nginx']);
   for (const request of api.requests) assert.equal(request.authorization, 'Bearer pod-token');
+});
+
+test('a YAML kubeconfig: CA and token files relative to its directory, the token read from the file', async (t) => {
+  const api = await tlsServer(t);
+  const dir = tempDir(t);
+  fs.writeFileSync(path.join(dir, 'ca.crt'), api.ca!);
+  fs.writeFileSync(path.join(dir, 'token'), 's3cret\n');
+  const file = path.join(dir, 'config');
+  fs.writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: local',
+      '  cluster:',
+      `    server: ${api.url}`,
+      '    certificate-authority: ca.crt',
+      'users:',
+      '- name: reader',
+      '  user:',
+      '    tokenFile: token',
+      'contexts:',
+      '- name: dns',
+      '  context: {cluster: local, user: reader, namespace: kube-system}',
+      'current-context: dns',
+      '',
+    ].join('\n'),
+  );
+  const resolved = await resolveConnection({ kubeconfig: file }, {});
+  assert.equal(resolved.namespace, 'kube-system');
+  const { sink, watch } = await syncedWatch(t, resolved);
+  await eventually(() => watch.synced && api.watchCount === 1, 3000, 'sync');
+  assert.deepEqual(sink.names(), ['default/nginx']);
+  for (const request of api.requests) assert.equal(request.authorization, 'Bearer s3cret');
+});
+
+test('an exec credential plugin runs through the client library, and its token is sent', async (t) => {
+  const api = await tlsServer(t, 'exec-token');
+  const dir = tempDir(t);
+  const credential = { apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'exec-token' } };
+  const file = path.join(dir, 'config');
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'local', cluster: { server: api.url, 'certificate-authority-data': Buffer.from(api.ca!).toString('base64') } }],
+      users: [{ name: 'plugin', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', `console.log(${JSON.stringify(JSON.stringify(credential))})`], interactiveMode: 'Never' } } }],
+      contexts: [{ name: 'dns', context: { cluster: 'local', user: 'plugin' } }],
+      'current-context': 'dns',
+    }),
+  );
+  const { sink, watch } = await syncedWatch(t, { kubeconfig: file });
+  await eventually(() => watch.synced && api.watchCount === 1, 5000, 'sync');
+  assert.deepEqual(sink.names(), ['default/nginx']);
+  for (const request of api.requests) assert.equal(request.authorization, 'Bearer exec-token');
 });
 
 test('endpoint URL alone connects without credentials', async (t) => {
@@ -112,7 +170,8 @@ test('$KUBECONFIG is the last resort, and its first file wins', async (t) => {
   const resolved = await resolveConnection({}, env, { serviceAccountDir: path.join(dir, 'none') });
   assert.equal(resolved.source, '$KUBECONFIG');
   assert.equal(resolved.server, api.url);
-  assert.ok(resolved.config.getContextObject('extra'));
+  // Contexts of every file are merged: the second file's own context is there to pick.
+  assert.equal((await resolveConnection({ context: 'extra' }, env, { serviceAccountDir: path.join(dir, 'none') })).server, 'http://192.0.2.2:8080');
   // In-cluster variables without a token file are not a pod: $KUBECONFIG still applies.
   const notAPod = await resolveConnection({}, { ...env, KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, { serviceAccountDir: path.join(dir, 'none') });
   assert.equal(notAPod.source, '$KUBECONFIG');

@@ -1,7 +1,9 @@
 /**
- * Importing @foghorn/kube must not load @kubernetes/client-node: every bundled plugin is imported
- * at startup, and only a Corefile that talks to a cluster should pay for the client library.
- * Checked on the compiled modules, whose static imports are what Node loads.
+ * Importing @foghorn/kube must not load the client's modules: every bundled plugin is imported
+ * at startup, and only a Corefile that talks to a cluster should pay for them. And talking to a
+ * cluster must not load @kubernetes/client-node (65 MB resident for its import) unless the
+ * kubeconfig needs it (an exec plugin, an auth-provider, a proxy). Checked on the compiled
+ * modules, whose static imports are what Node loads.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -36,4 +38,13 @@ test('the entry point loads @kubernetes/client-node only through the dynamic imp
   const watch = readFileSync(new URL('../src/watch.js', import.meta.url), 'utf8');
   assert.match(watch, /await import\('\.\/connection\.js'\)/);
   assert.match(watch, /await import\('\.\/informer\.js'\)/);
+});
+
+test('listing and watching load @kubernetes/client-node only for the credentials it alone handles', () => {
+  for (const entry of ['../src/connection.js', '../src/informer.js']) {
+    const graph = staticGraph(new URL(entry, import.meta.url));
+    assert.equal([...graph].some((m) => m.includes('@kubernetes/client-node') || m.endsWith('/client-node-auth.js')), false, [...graph].join('\n'));
+  }
+  const connection = readFileSync(new URL('../src/connection.js', import.meta.url), 'utf8');
+  assert.match(connection, /await import\('\.\/client-node-auth\.js'\)/);
 });
