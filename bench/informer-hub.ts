@@ -99,9 +99,14 @@ async function size(count: number): Promise<void> {
     }
     const ops = (stamps: Stamp[], op: string, plural: string): Stamp[] => stamps.filter((s) => s.op === op && s.plural === plural);
     /** Watches `plural` in the primary and every worker, until the returned release. */
-    const watch = async (plural: 'services' | 'endpointslices'): Promise<{ objects: () => KubeObject[]; release: () => Promise<void> }> => {
+    const watch = async (plural: 'services' | 'endpointslices'): Promise<{ objects: () => readonly KubeObject[]; release: () => Promise<void> }> => {
+      // The last list as this subscriber got it (whole: it takes no parts).
+      let listed: readonly KubeObject[] = [];
       const lease = await hub.registry.acquire({ endpoint: api.url }, plural === 'services' ? servicesResource() : endpointSlicesResource(), {
-        replace: (items) => primary.push({ at: now(), plural, op: 'replace', count: items.length, cpu: cpu() }),
+        replace: (items) => {
+          listed = items;
+          primary.push({ at: now(), plural, op: 'replace', count: items.length, cpu: cpu() });
+        },
         upsert: (item) => primary.push({ at: now(), plural, op: 'upsert', name: item.metadata?.name!, version: item.metadata?.resourceVersion! }),
         remove: () => {},
       }, { logger: createLogger().forPlugin('bench'), backoffInitialMs: 10, backoffMaxMs: 50 });
@@ -114,8 +119,10 @@ async function size(count: number): Promise<void> {
         upsert: () => {},
         remove: () => {},
       }, { logger: createLogger().forPlugin('bench') });
+      // Its joining relists (the registry keeps no objects to replay): let that settle first.
+      await until(() => ops(primary, 'sent', plural).length > 0 && seen.every((s, w) => ops(s, 'replace', plural).length === before[w]! + 2), `the relist for the tail subscriber of ${plural}`);
       return {
-        objects: () => [...lease.objects.values()],
+        objects: () => listed,
         release: async () => {
           const released = seen.map((s) => ops(s, 'released', plural).length);
           for (const child of children) child.send({ bench: 'release', plural });

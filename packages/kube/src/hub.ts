@@ -285,6 +285,7 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
             message.resource,
             {
               replace: (items) => link.send({ type: 'replace', id, items }),
+              part: (items, first) => link.send({ type: 'list-part', id, items, first }),
               upsert: (item) => link.send({ type: 'upsert', id, item }),
               remove: (item) => link.send({ type: 'remove', id, item }),
               // Counted where reports are: the sum over workers is the primary's count.
@@ -315,6 +316,9 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
       case 'release':
         await release(link, message.id);
         link.send({ type: 'released', id: message.id });
+        return;
+      case 'relist':
+        (await link.leases.get(message.id))?.relist();
         return;
       case 'manifests-open':
         await openDirectory(link, message);

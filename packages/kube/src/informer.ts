@@ -56,7 +56,8 @@ type Outcome =
   | { readonly kind: 'closed'; readonly events: number; readonly durationMs: number }
   | { readonly kind: 'gone' }
   | { readonly kind: 'failed'; readonly error: Error; readonly statusCode: number | undefined; readonly events: number; readonly durationMs: number }
-  | { readonly kind: 'stopped' };
+  /** Ended by stop() or relist(). */
+  | { readonly kind: 'cancelled' };
 
 interface ListBody {
   readonly apiVersion?: unknown;
@@ -94,6 +95,8 @@ export class Informer implements Watch {
   /** Where the next watch resumes; '' means the next step is a full list. */
   private resourceVersion = '';
   private stopped = false;
+  /** relist() asked for a list from the first page; the current request was cancelled for it. */
+  private relistWanted = false;
   /** A resource marked optional that the server does not serve (404). */
   private absent = false;
   private cancelCurrent: (() => void) | undefined;
@@ -127,6 +130,21 @@ export class Informer implements Watch {
     });
   }
 
+  relist(): void {
+    if (this.stopped) return;
+    this.relistWanted = true;
+    this.cancelCurrent?.();
+    // An absent optional resource waits between checks: check now. (A failing one keeps its backoff.)
+    if (this.absent) this.wake?.();
+  }
+
+  /** True once after relist() was called: the caller lists from the first page. */
+  private takeRelist(): boolean {
+    const wanted = this.relistWanted;
+    this.relistWanted = false;
+    return wanted;
+  }
+
   /** Ends the loop and its connection; resolves when nothing of it runs any more. Idempotent. */
   async stop(): Promise<void> {
     if (!this.stopped) {
@@ -143,7 +161,7 @@ export class Informer implements Watch {
     let gonesInARow = 0;
     while (!this.stopped) {
       if (this.resourceVersion === '') {
-        const listed = await this.relist();
+        const listed = await this.list(this.takeRelist());
         if (this.stopped) return;
         if (listed === 'absent') {
           await this.sleep(this.backoffMaxMs);
@@ -158,7 +176,12 @@ export class Informer implements Watch {
         }
       }
       const outcome = await this.watchOnce();
-      if (outcome.kind === 'stopped' || this.stopped) return;
+      if (this.stopped) return;
+      if (this.takeRelist()) {
+        this.resourceVersion = '';
+        continue;
+      }
+      if (outcome.kind === 'cancelled') continue;
       let delay = 0;
       if (outcome.kind === 'gone' || (outcome.kind === 'failed' && outcome.statusCode === 410)) {
         // The history to resume from is gone (etcd compaction, API server restart): relist.
@@ -191,8 +214,11 @@ export class Informer implements Watch {
     }
   }
 
-  /** Lists every page, then replaces the sink's state in one call. */
-  private async relist(): Promise<'ok' | 'absent' | Error> {
+  /**
+   * Lists every page into the sink: `part` for each page but the last when the sink takes parts,
+   * then `replace` (with every page when it does not).
+   */
+  private async list(asked: boolean): Promise<'ok' | 'absent' | Error> {
     let auth: RequestAuth;
     try {
       auth = await this.connection.authorize(true);
@@ -201,19 +227,34 @@ export class Informer implements Watch {
     }
     // One agent for every page: its connection carries the next page's request.
     try {
-      return await this.listPages(auth);
+      return await this.listPages(auth, asked);
     } finally {
       auth.agent.destroy();
     }
   }
 
-  private async listPages(auth: RequestAuth): Promise<'ok' | 'absent' | Error> {
-    const items: KubeObject[] = [];
+  /** `asked`: relist() asked for this list, so its subscribers get a replace even when nothing changed. */
+  private async listPages(auth: RequestAuth, asked: boolean): Promise<'ok' | 'absent' | Error> {
+    const parts = this.sink.part !== undefined;
+    /** The pages so far, for a sink without `part`; the page just read, for one with it. */
+    let items: KubeObject[] = [];
+    let listed = 0;
+    let first = true;
     let listVersion = '';
     let token: string | undefined;
     let expiredRetries = 1;
+    const startOver = (): void => {
+      token = undefined;
+      items = [];
+      listed = 0;
+      first = true;
+    };
     for (;;) {
       if (this.stopped) return 'ok';
+      if (this.takeRelist()) {
+        asked = true;
+        startOver();
+      }
       const query = new URLSearchParams();
       if (this.resource.labelSelector !== undefined) query.set('labelSelector', this.resource.labelSelector);
       if (this.resource.fieldSelector !== undefined) query.set('fieldSelector', this.resource.fieldSelector);
@@ -226,11 +267,13 @@ export class Informer implements Watch {
         body = await pending.result;
       } catch (err) {
         if (this.stopped) return 'ok';
-        if (err instanceof KubeApiError && err.statusCode === 404 && this.resource.optional) return this.markAbsent();
+        if (this.relistWanted) continue;
+        if (err instanceof KubeApiError && err.statusCode === 404 && this.resource.optional) return this.markAbsent(asked);
         if (err instanceof KubeApiError && err.statusCode === 410 && token !== undefined && expiredRetries-- > 0) {
-          // The continue token expired between pages: start the list over.
-          token = undefined;
-          items.length = 0;
+          // The continue token expired between pages (etcd compacted the list's revision): list
+          // again from the first page. client-go's pager falls back to one unpaged list here,
+          // which would hold the whole list's text and objects at once.
+          startOver();
           continue;
         }
         return err instanceof Error ? err : new Error(String(err));
@@ -249,18 +292,26 @@ export class Informer implements Watch {
         item['apiVersion'] ??= apiVersion;
         if (listKind !== undefined) item['kind'] ??= listKind;
         items.push(item as KubeObject);
+        listed++;
       }
       const rv = list.metadata?.resourceVersion;
       listVersion = typeof rv === 'string' ? rv : '';
       const next = list.metadata?.continue;
       token = typeof next === 'string' && next !== '' ? next : undefined;
       if (token === undefined) break;
+      if (parts) {
+        const page = items;
+        const isFirst = first;
+        items = [];
+        first = false;
+        this.deliver('part', () => this.sink.part!(page, isFirst));
+      }
     }
     this.deliver('replace', () => this.sink.replace(items));
     this.resourceVersion = listVersion;
     this.synced = true;
     this.backoff.reset();
-    this.log.recovered((n) => `${this.name}: listed ${items.length} object${items.length === 1 ? '' : 's'} after ${n} failed attempt${n === 1 ? '' : 's'}`);
+    this.log.recovered((n) => `${this.name}: listed ${listed} object${listed === 1 ? '' : 's'} after ${n} failed attempt${n === 1 ? '' : 's'}`);
     if (this.absent) {
       this.absent = false;
       this.log.info(`${this.name}: the API server serves it now`);
@@ -269,11 +320,9 @@ export class Informer implements Watch {
   }
 
   /** An optional resource is not served: empty state, synced, and check again slowly. */
-  private markAbsent(): 'absent' {
-    if (!this.absent || !this.synced) {
-      this.deliver('replace', () => this.sink.replace([]));
-      this.log.info(`${this.name}: not served by the API server (404); treating it as empty, checking every ${formatDuration(this.backoffMaxMs)}`);
-    }
+  private markAbsent(asked: boolean): 'absent' {
+    if (!this.absent || !this.synced || asked) this.deliver('replace', () => this.sink.replace([]));
+    if (!this.absent || !this.synced) this.log.info(`${this.name}: not served by the API server (404); treating it as empty, checking every ${formatDuration(this.backoffMaxMs)}`);
     this.absent = true;
     this.synced = true;
     this.backoff.reset();
@@ -282,6 +331,7 @@ export class Informer implements Watch {
 
   /** One watch stream, from `resourceVersion` until it ends, fails, goes silent or is stopped. */
   private watchOnce(): Promise<Outcome> {
+    if (this.relistWanted) return Promise.resolve({ kind: 'cancelled' });
     return new Promise<Outcome>((resolve) => {
       const startedAt = Date.now();
       const timeoutSeconds = this.options.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
@@ -305,7 +355,7 @@ export class Informer implements Watch {
         auth?.agent.destroy();
         resolve(outcome);
       };
-      this.cancelCurrent = () => finish({ kind: 'stopped' });
+      this.cancelCurrent = () => finish({ kind: 'cancelled' });
 
       const query = new URLSearchParams({ watch: 'true', resourceVersion: this.resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds) });
       if (this.resource.labelSelector !== undefined) query.set('labelSelector', this.resource.labelSelector);

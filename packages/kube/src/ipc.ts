@@ -55,6 +55,8 @@ export type ToHub =
   | { readonly type: 'connect'; readonly id: number; readonly connection: KubeConnection; readonly options: WireWatchOptions }
   | { readonly type: 'acquire'; readonly id: number; readonly connection: KubeConnection; readonly resource: ResourceSpec; readonly plugin: string; readonly options: WireWatchOptions }
   | { readonly type: 'release'; readonly id: number }
+  /** List again (`Watch.relist`): a subscriber of this worker joined after the informer listed. */
+  | { readonly type: 'relist'; readonly id: number }
   | { readonly type: 'manifests-open'; readonly id: number; readonly dir: string; readonly plugin: string; readonly debounceMs: number | null; readonly report: boolean }
   | { readonly type: 'manifests-scan'; readonly id: number }
   | { readonly type: 'manifests-close'; readonly id: number };
@@ -66,6 +68,8 @@ export type FromHub =
   | { readonly type: 'connected'; readonly id: number; readonly server?: string; readonly source?: string; readonly error?: WireError }
   | { readonly type: 'acquired'; readonly id: number; readonly error?: WireError }
   | { readonly type: 'replace'; readonly id: number; readonly items: readonly KubeObject[] }
+  /** A page of a list under way (`ObjectSink.part`); `replace` carries its last page. */
+  | { readonly type: 'list-part'; readonly id: number; readonly items: readonly KubeObject[]; readonly first: boolean }
   | { readonly type: 'upsert'; readonly id: number; readonly item: KubeObject }
   | { readonly type: 'remove'; readonly id: number; readonly item: KubeObject }
   | { readonly type: 'restarted'; readonly id: number }

@@ -1,10 +1,15 @@
 /**
  * One list+watch per resource per process. An informer's identity is (connection, group,
  * version, plural, namespace, label selector, field selector); every plugin and
- * server block that asks for the same identity shares one watch and one store. Informers are
+ * server block that asks for the same identity shares one watch. Informers are
  * reference-counted: acquire in `onStartup`, release in `onShutdown`. A reload runs the new
  * configuration's startup before the old one's shutdown, so an informer both keep is never
- * stopped and never relisted.
+ * stopped.
+ *
+ * The registry keeps no copy of the objects: each subscriber keeps what it needs of them (a
+ * DNS index keeps a fraction of an object). A subscriber that joins an informer that has
+ * listed already gets the state from a relist, as CoreDNS's new informers get it on a reload:
+ * a plugin that keeps its index across reloads (as kubernetes and lighthouse do) never needs it.
  *
  * Keep the registry in core's `shared` state ({@link informerRegistry}): it then lives as long
  * as the server, across reloads, and every plugin of that server finds the same one.
@@ -15,26 +20,31 @@ import type { Controller, Logger, SharedKey } from '@foghorn/core';
 import type { ResolvedConnection } from './connection.js';
 import { isHubWorker } from './ipc.js';
 import { remoteBackend } from './remote.js';
-import { objectKey } from './resources.js';
 import type { KubeConnection, KubeObject, ObjectSink, ResourceSpec, Watch } from './types.js';
 import { resolveConnection, startWatch } from './watch.js';
 import type { StartWatchOptions } from './watch.js';
 
 /**
  * Receives one informer's state, synchronously and in event order. The objects are shared with
- * every other subscriber: read them, never change them.
+ * every other subscriber: read them, never change them, and keep only what is needed of them.
  */
 export interface InformerSubscriber<T extends KubeObject = KubeObject> {
   /**
-   * The complete current state: at subscription when the informer has already listed, and
-   * after every (re)list (first sync, 410 Gone, API server restart). Replaces everything seen before.
+   * The complete current state, after every (re)list (first sync, 410 Gone, API server restart,
+   * a subscriber joining an informer that had listed). Replaces everything seen before. With
+   * {@link part}, the list's last page only (`ObjectSink.replace`).
    */
   replace(items: readonly T[]): void;
-  /** An object was added (`previous` undefined) or modified (`previous` is the version it replaces). */
-  upsert(item: T, previous: T | undefined): void;
+  /**
+   * Optional: a list's pages but the last, as they arrive (`ObjectSink.part`). Without it the
+   * registry gathers them, and `replace` gets the whole list: implement it to keep the peak low.
+   */
+  part?(items: readonly T[], first: boolean): void;
+  /** An object was added or modified. */
+  upsert(item: T): void;
   /** An object was deleted (or left the selector). */
   remove(item: T): void;
-  /** Called once, right after the first `replace` this subscriber gets. */
+  /** Called once, right after the first complete list this subscriber gets. */
   synced?(): void;
   /** The list+watch restarted (the lease's `restarts` went up). */
   restarted?(): void;
@@ -45,7 +55,10 @@ export interface InformerLease<T extends KubeObject = KubeObject> {
   /** The informer's identity; equal keys mean one shared list+watch. */
   readonly key: string;
   readonly resource: ResourceSpec<T>;
-  /** True once the first complete list arrived (an optional resource the server lacks counts as an empty list). */
+  /**
+   * True once this lease's subscriber got its first complete list (an optional resource the
+   * server lacks counts as an empty list); without a subscriber, once the informer listed.
+   */
   readonly synced: boolean;
   /**
    * Restarts of the list+watch (errors, 410 relists) since this lease was acquired. Under
@@ -53,10 +66,8 @@ export interface InformerLease<T extends KubeObject = KubeObject> {
    * `AcquireOptions.reporter`) and nowhere else, so a sum over workers is the server's count.
    */
   readonly restarts: number;
-  /** The shared store: `namespace/name` (`/name` when cluster-scoped) → current object. */
-  readonly objects: ReadonlyMap<string, T>;
-  /** The object `namespace/name`, or undefined. Pass `''` as namespace for cluster-scoped objects. */
-  get(namespace: string, name: string): T | undefined;
+  /** Lists again: every subscriber gets the whole state (`Watch.relist`). */
+  relist(): void;
   /** Unsubscribes and drops the reference; the last release stops the watch. Idempotent. */
   release(): Promise<void>;
 }
@@ -74,7 +85,7 @@ export interface AcquireOptions extends StartWatchOptions {
    * Side effects that must happen once per server, not once per worker (logging and counting
    * bad objects): this lease's second subscriber, told everything just before `subscriber`. In
    * one process it always is; under `-workers` it is in one worker per informer, and a worker
-   * that takes that role over (its predecessor exited) gets `replace` with the current objects.
+   * that takes that role over (its predecessor exited) gets the current objects from a relist.
    * Not part of the informer's options: each lease brings its own.
    */
   readonly reporter?: InformerSubscriber;
@@ -85,6 +96,7 @@ export type ConnectionInfo = Pick<ResolvedConnection, 'server' | 'source'>;
 
 /** What a backend feeds: the informer's calls, and when this process leads its reports. */
 export interface InformerSink extends ObjectSink {
+  part(items: readonly KubeObject[], first: boolean): void;
   /** From now on this process's reporters (`AcquireOptions.reporter`) are told; idempotent. */
   lead(): void;
 }
@@ -142,7 +154,6 @@ export interface InformerInfo {
   readonly users: number;
   readonly subscribers: number;
   readonly synced: boolean;
-  readonly objects: number;
 }
 
 /** The annotation `kubectl apply` keeps a whole copy of the object in. */
@@ -160,15 +171,27 @@ function trim(object: KubeObject): KubeObject {
   return object;
 }
 
-/** One list+watch, its store, and the subscribers it fans out to. */
+/**
+ * One list+watch and the subscribers it fans out to. It holds no objects: a list's pages pass
+ * through to the subscribers as they arrive (`part`), except to a subscriber without `part`,
+ * for which they are gathered until the list ends.
+ */
 class SharedInformer implements InformerSink {
-  readonly objects = new Map<string, KubeObject>();
   readonly subscribers = new Set<InformerSubscriber>();
   /** The leases' reporters, told only while this process leads (always, in one process). */
   readonly reporters = new Set<InformerSubscriber>();
   private leads = false;
-  /** Subscribers still waiting for their first replace, to be told `synced()` after it. */
+  /** Subscribers and reporters still waiting for their first complete list, to be told `synced()` after it. */
   private readonly unsynced = new Set<InformerSubscriber>();
+  /**
+   * Those that joined while a list was under way: they missed its first parts, so they get none
+   * of that list (the relist their joining asked for brings them a whole one).
+   */
+  private readonly joining = new Set<InformerSubscriber>();
+  /** A list is under way: parts were delivered, its replace has not come yet. */
+  private listing = false;
+  /** The parts of the list under way, for subscribers without `part`; undefined when none needs them. */
+  private gathered: KubeObject[] | undefined;
   users = 0;
   synced = false;
   watch: Watch | undefined;
@@ -186,58 +209,86 @@ class SharedInformer implements InformerSink {
 
   subscribe(subscriber: InformerSubscriber): void {
     this.subscribers.add(subscriber);
-    if (!this.synced) {
-      this.unsynced.add(subscriber);
-      return;
-    }
-    subscriber.replace([...this.objects.values()]);
-    subscriber.synced?.();
+    this.join(subscriber);
   }
 
   unsubscribe(subscriber: InformerSubscriber): void {
     this.subscribers.delete(subscriber);
     this.unsynced.delete(subscriber);
+    this.joining.delete(subscriber);
   }
 
   addReporter(reporter: InformerSubscriber): void {
     this.reporters.add(reporter);
-    if (this.leads && this.synced) reporter.replace([...this.objects.values()]);
+    if (this.leads) this.join(reporter);
+  }
+
+  removeReporter(reporter: InformerSubscriber): void {
+    this.reporters.delete(reporter);
+    this.unsynced.delete(reporter);
+    this.joining.delete(reporter);
   }
 
   lead(): void {
     if (this.leads) return;
     this.leads = true;
-    if (!this.synced || this.reporters.size === 0) return;
-    const items = [...this.objects.values()];
-    this.fanOut(this.reporters, (r) => r.replace(items));
+    for (const reporter of this.reporters) this.join(reporter);
+  }
+
+  /**
+   * A newcomer waits for its first complete list: the first one when none has come yet, else a
+   * relist asked for now, since the registry keeps no objects to replay.
+   */
+  private join(subscriber: InformerSubscriber): void {
+    this.unsynced.add(subscriber);
+    if (this.listing) this.joining.add(subscriber);
+    if (this.synced || this.listing) this.watch?.relist();
+  }
+
+  part(items: readonly KubeObject[], first: boolean): void {
+    for (const item of items) trim(item);
+    if (first) {
+      // A list (re)starts: everyone takes part in it, and parts of one cut short are dropped.
+      this.joining.clear();
+      this.gathered = undefined;
+    }
+    this.listing = true;
+    if (this.needsGathering()) {
+      this.gathered ??= [];
+      for (const item of items) this.gathered.push(item);
+    }
+    this.fanOutAll((s) => s.part?.(items, first));
   }
 
   replace(items: readonly KubeObject[]): void {
-    this.objects.clear();
-    for (const item of items) this.objects.set(objectKey(item), trim(item));
+    for (const item of items) trim(item);
+    const gathered = this.gathered;
+    const whole = this.listing ? (gathered !== undefined ? [...gathered, ...items] : undefined) : items;
+    this.listing = false;
+    this.gathered = undefined;
     this.synced = true;
     const waiting = new Set(this.unsynced);
-    this.unsynced.clear();
     this.fanOutAll((s) => {
+      const wantsParts = s.part !== undefined;
+      if (!wantsParts && whole === undefined) return;
       try {
-        s.replace(items);
+        s.replace(wantsParts ? items : whole!);
       } finally {
-        if (waiting.has(s)) s.synced?.();
+        if (waiting.has(s)) {
+          this.unsynced.delete(s);
+          s.synced?.();
+        }
       }
     });
   }
 
   upsert(item: KubeObject): void {
     trim(item);
-    const key = objectKey(item);
-    const previous = this.objects.get(key);
-    this.objects.set(key, item);
-    this.fanOutAll((s) => s.upsert(item, previous));
+    this.fanOutAll((s) => s.upsert(item));
   }
 
   remove(item: KubeObject): void {
     trim(item);
-    this.objects.delete(objectKey(item));
     this.fanOutAll((s) => s.remove(item));
   }
 
@@ -245,7 +296,19 @@ class SharedInformer implements InformerSink {
     this.fanOutAll((s) => s.restarted?.());
   }
 
-  /** The reporters (when this process leads), then the subscribers. */
+  /** Whether `subscriber` still waits for its first complete list. */
+  waits(subscriber: InformerSubscriber): boolean {
+    return this.unsynced.has(subscriber);
+  }
+
+  /** Some subscriber takes no parts: the list's pages are gathered for it. */
+  private needsGathering(): boolean {
+    for (const s of this.subscribers) if (s.part === undefined) return true;
+    if (this.leads) for (const r of this.reporters) if (r.part === undefined) return true;
+    return false;
+  }
+
+  /** The reporters (when this process leads), then the subscribers; not those joining during a list. */
   private fanOutAll(call: (subscriber: InformerSubscriber) => void): void {
     if (!this.leads || this.reporters.size === 0) {
       this.fanOut(this.subscribers, call);
@@ -268,6 +331,7 @@ class SharedInformer implements InformerSink {
     let failure: unknown;
     let failed = false;
     for (const subscriber of subscribers) {
+      if (this.joining.has(subscriber)) continue;
       try {
         call(subscriber);
       } catch (error) {
@@ -347,7 +411,7 @@ export class InformerRegistry {
       if (reporter) current.addReporter(reporter);
       if (sub) current.subscribe(sub);
     } catch (error) {
-      if (reporter) current.reporters.delete(reporter);
+      if (reporter) current.removeReporter(reporter);
       if (sub) current.unsubscribe(sub);
       await this.drop(current);
       throw error;
@@ -358,18 +422,16 @@ export class InformerRegistry {
       key,
       resource,
       get synced() {
-        return current.synced;
+        return current.synced && (sub === undefined || !current.waits(sub));
       },
       get restarts() {
         return current.restarts - restartsAtAcquire;
       },
-      // The informer holds objects of `resource`, whose shape T is.
-      objects: current.objects as ReadonlyMap<string, KubeObject> as ReadonlyMap<string, T>,
-      get: (namespace, name) => current.objects.get(`${namespace}/${name}`) as T | undefined,
+      relist: () => current.watch?.relist(),
       release: async () => {
         if (released) return;
         released = true;
-        if (reporter) current.reporters.delete(reporter);
+        if (reporter) current.removeReporter(reporter);
         if (sub) current.unsubscribe(sub);
         await this.drop(current);
       },
@@ -384,7 +446,6 @@ export class InformerRegistry {
       users: i.users,
       subscribers: i.subscribers.size,
       synced: i.synced,
-      objects: i.objects.size,
     }));
   }
 

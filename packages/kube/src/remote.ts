@@ -127,6 +127,9 @@ class RemoteWatch implements Watch {
 
   private call(message: FromHub, sink: InformerSink): void {
     switch (message.type) {
+      case 'list-part':
+        sink.part(message.items, message.first);
+        break;
       case 'replace':
         this.synced = true;
         sink.replace(message.items);
@@ -149,6 +152,10 @@ class RemoteWatch implements Watch {
         this.ended?.();
         break;
     }
+  }
+
+  relist(): void {
+    if (this.stopping === undefined) this.channel.send({ type: 'relist', id: this.id });
   }
 
   stop(): Promise<void> {

@@ -28,10 +28,29 @@ export interface KubeObject {
   readonly [field: string]: unknown;
 }
 
-/** Receives the state of one watched resource. Calls are synchronous and in event order. */
+/**
+ * Receives the state of one watched resource. Calls are synchronous and in event order. The
+ * objects are the sink's to keep or drop; nothing else holds them (a registry's subscribers share
+ * them: there, read only).
+ */
 export interface ObjectSink {
-  /** The complete current list (initial list, or relist after 410 Gone / restart). */
+  /**
+   * The complete current list (initial list, or relist after 410 Gone / restart). A sink with
+   * {@link part} gets a list of more than one page in pieces, and `replace` then carries its
+   * last page only.
+   */
   replace(items: readonly KubeObject[]): void;
+  /**
+   * Optional: a (re)list's pages but the last, as they arrive, so that nobody holds a whole
+   * list's objects at once (a list of 50,000 EndpointSlices is some 150 MB of parsed JSON).
+   * `first` is true on a list's first page, which starts the list over: the parts of an earlier
+   * list that was cut short (an expired continue token, a failed page) do not count. The list is
+   * complete at the `replace` that follows, which carries its last page: what the sink held
+   * before and is in no part since the first and not in that page is gone. A sink may apply
+   * each part at once (a changed object shows before the list ends; a deleted one goes at the
+   * end), or gather them.
+   */
+  part?(items: readonly KubeObject[], first: boolean): void;
   /** An object was added or modified. */
   upsert(item: KubeObject): void;
   /** An object was deleted. */
@@ -87,5 +106,10 @@ export interface Watch {
   readonly synced: boolean;
   /** Number of times the watch was restarted after an error. */
   readonly restarts: number;
+  /**
+   * Lists again from the first page, as after a 410 Gone (a list in progress starts over), and
+   * resumes watching from the new list: the sink gets the whole state again. Not a restart.
+   */
+  relist(): void;
   stop(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 /**
  * The shared informer registry against the test API server: one list+watch per identity,
- * reference counting across a reload, late subscribers, selectors, and failures that leave
- * nothing behind.
+ * reference counting across a reload, late subscribers (served by a relist: the registry keeps no
+ * objects), lists in pages passed through, selectors, and failures that leave nothing behind.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -16,11 +16,12 @@ import {
   informerRegistry,
   KubeConnectionError,
   namespacesResource,
+  objectKey,
   podsResource,
   serviceImportsResource,
   servicesResource,
 } from '../src/index.js';
-import type { AcquireOptions, InformerSubscriber, KubeObject, Pod } from '../src/index.js';
+import type { AcquireOptions, InformerLease, InformerSubscriber, KubeObject, Namespace } from '../src/index.js';
 import type { SharedKey } from '@foghorn/core';
 
 const fast = { backoffInitialMs: 10, backoffMaxMs: 80, watchTimeoutSeconds: 30, watchdogMs: 5000 } as const;
@@ -50,8 +51,8 @@ class Recorder implements InformerSubscriber {
   replace(items: readonly KubeObject[]): void {
     this.events.push(`replace ${items.map((i) => i.metadata?.name).join(',')}`);
   }
-  upsert(item: KubeObject, previous: KubeObject | undefined): void {
-    this.events.push(`${previous ? 'update' : 'add'} ${item.metadata?.name}`);
+  upsert(item: KubeObject): void {
+    this.events.push(`upsert ${item.metadata?.name}`);
   }
   remove(item: KubeObject): void {
     this.events.push(`delete ${item.metadata?.name}`);
@@ -61,15 +62,17 @@ class Recorder implements InformerSubscriber {
   }
 }
 
-test('two users of the same resource and selector share one list, one watch and one store', async (t) => {
+test('two users of the same resource and selector share one list and one watch', async (t) => {
   const api = await apiServer(t);
   api.apply(service('a'));
   const registry = new InformerRegistry();
   const connection = { endpoint: api.url };
   const first = new Recorder();
   const second = new Recorder();
-  const one = await registry.acquire(connection, servicesResource(), first, options());
-  const two = await registry.acquire({ endpoint: `${api.url}/` }, servicesResource(), second, options());
+  const [one, two] = await Promise.all([
+    registry.acquire(connection, servicesResource(), first, options()),
+    registry.acquire({ endpoint: `${api.url}/` }, servicesResource(), second, options()),
+  ]);
   t.after(() => Promise.all([one.release(), two.release()]));
   assert.equal(one.key, two.key);
   await eventually(() => one.synced && api.watchCount === 1, 3000, 'sync');
@@ -77,13 +80,29 @@ test('two users of the same resource and selector share one list, one watch and 
   api.apply(service('a', 'default', '10.0.0.2'));
   api.delete(service('b'));
   await eventually(() => second.events.length === 5, 3000, 'four events');
-  for (const recorder of [first, second]) assert.deepEqual(recorder.events, ['replace a', 'synced', 'add b', 'update a', 'delete b']);
+  for (const recorder of [first, second]) assert.deepEqual(recorder.events, ['replace a', 'synced', 'upsert b', 'upsert a', 'delete b']);
   assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 1 });
   assert.deepEqual(api.requestCounts('watch'), { '/api/v1/services': 1 });
-  // One store, typed by the resource: both leases see the same object.
-  assert.equal(one.objects, two.objects);
-  assert.deepEqual(one.get('default', 'a')?.spec?.clusterIP, '10.0.0.2');
-  assert.deepEqual(registry.list().map((i) => [i.resource.plural, i.users, i.subscribers, i.objects]), [['services', 2, 2, 1]]);
+  assert.deepEqual(registry.list().map((i) => [i.resource.plural, i.users, i.subscribers]), [['services', 2, 2]]);
+});
+
+test('a list of many pages reaches subscribers page by page, and one without part() as a whole', async (t) => {
+  const api = await apiServer(t);
+  for (let i = 0; i < 5; i++) api.apply(service(`s${i}`));
+  const registry = new InformerRegistry();
+  const paged: string[] = [];
+  const pager: InformerSubscriber = {
+    part: (items, first) => paged.push(`part${first ? ' first' : ''} ${items.map((i) => i.metadata?.name).join(',')}`),
+    replace: (items) => paged.push(`replace ${items.map((i) => i.metadata?.name).join(',')}`),
+    upsert: () => {},
+    remove: () => {},
+  };
+  const whole = new Recorder();
+  const leases = await Promise.all([registry.acquire({ endpoint: api.url }, servicesResource(), pager, { ...options(), listPageSize: 2 }), registry.acquire({ endpoint: api.url }, servicesResource(), whole, options())]);
+  t.after(() => Promise.all(leases.map((l) => l.release())));
+  await eventually(() => leases.every((l) => l.synced), 3000, 'sync');
+  assert.deepEqual(paged, ['part first s0,s1', 'part s2,s3', 'replace s4']);
+  assert.deepEqual(whole.events, ['replace s0,s1,s2,s3,s4', 'synced']);
 });
 
 test('a different namespace, label selector or field selector is a watch of its own', async (t) => {
@@ -126,7 +145,7 @@ test('the store and the subscribers get objects without managedFields and the la
   await eventually(() => lease.synced && api.watchCount === 1, 3000, 'sync');
   api.apply(bulky('b'));
   await eventually(() => seen.length === 2, 3000, 'an event');
-  for (const object of [...seen, ...lease.objects.values()]) {
+  for (const object of seen) {
     assert.deepEqual(Object.keys(object.metadata ?? {}).sort(), ['annotations', 'name', 'namespace', 'resourceVersion', 'uid']);
     assert.deepEqual(object.metadata?.annotations, { keep: 'me' });
   }
@@ -144,43 +163,73 @@ test('a field selector filters the list and the watch; a field change moves the 
   api.apply(pod('running', 'Failed', '10.1.0.1'));
   api.apply(pod('failed', 'Running', '10.1.0.2'));
   await eventually(() => recorder.events.length === 4, 3000, 'two events');
-  assert.deepEqual(recorder.events, ['replace running', 'synced', 'delete running', 'add failed']);
-  const current: Pod | undefined = lease.get('default', 'failed');
-  assert.equal(current?.status?.podIP, '10.1.0.2');
-  assert.equal(lease.get('default', 'running'), undefined);
+  assert.deepEqual(recorder.events, ['replace running', 'synced', 'delete running', 'upsert failed']);
 });
 
 test('cluster-scoped Namespaces with a label selector are keyed by name alone', async (t) => {
   const api = await apiServer(t);
   api.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prod', labels: { env: 'prod' } } });
   api.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dev', labels: { env: 'dev' } } });
-  const lease = await new InformerRegistry().acquire({ endpoint: api.url }, namespacesResource({ labelSelector: 'env=prod' }), undefined, options());
+  const seen: Namespace[] = [];
+  const subscriber: InformerSubscriber<Namespace> = { replace: (items) => seen.push(...items), upsert: () => {}, remove: () => {} };
+  const lease = await new InformerRegistry().acquire({ endpoint: api.url }, namespacesResource({ labelSelector: 'env=prod' }), subscriber, options());
   t.after(() => lease.release());
   await eventually(() => lease.synced, 3000, 'sync');
-  assert.deepEqual([...lease.objects.keys()], ['/prod']);
-  assert.equal(lease.get('', 'prod')?.metadata?.labels?.['env'], 'prod');
+  assert.deepEqual(seen.map(objectKey), ['/prod']);
+  assert.equal(seen[0]?.metadata?.labels?.['env'], 'prod');
   assert.equal(api.requests[0]?.path, '/api/v1/namespaces');
 });
 
-test('a subscriber that comes later gets the current state at once, then the events', async (t) => {
+test('a subscriber that comes later gets the current state from a relist, then the events', async (t) => {
   const api = await apiServer(t);
   api.apply(service('a'));
   const registry = new InformerRegistry();
-  const first = await registry.acquire({ endpoint: api.url }, servicesResource(), undefined, options());
+  const early = new Recorder();
+  const first = await registry.acquire({ endpoint: api.url }, servicesResource(), early, options());
   t.after(() => first.release());
   await eventually(() => first.synced && api.watchCount === 1, 3000, 'sync');
   const late = new Recorder();
   const second = await registry.acquire({ endpoint: api.url }, servicesResource(), late, options());
   t.after(() => second.release());
+  // Not synced until its own first list: no copy of the objects is kept to replay.
+  assert.equal(second.synced, false);
+  await eventually(() => second.synced, 3000, 'the relist');
   assert.deepEqual(late.events, ['replace a', 'synced']);
-  assert.equal(second.synced, true);
+  // The earlier subscriber gets the relist too: the same state again.
+  assert.deepEqual(early.events, ['replace a', 'synced', 'replace a']);
+  assert.equal(first.restarts, 0);
+  await eventually(() => api.watchCount === 1, 3000, 'watching again');
   api.apply(service('b'));
   await eventually(() => late.events.length === 3, 3000, 'an event');
-  assert.equal(late.events[2], 'add b');
-  assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 1 });
+  assert.equal(late.events[2], 'upsert b');
+  assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 2 });
 });
 
-test('a reload acquires before it releases: the watch stays, nothing is relisted; the last release stops it', async (t) => {
+test('a subscriber joining while a paged list is under way gets a whole list, never its tail', async (t) => {
+  const api = await apiServer(t);
+  for (let i = 0; i < 6; i++) api.apply(service(`s${i}`));
+  const registry = new InformerRegistry();
+  const early = new Recorder();
+  const late = new Recorder();
+  let joined: Promise<InformerLease> | undefined;
+  const pager: InformerSubscriber = {
+    // The second acquire lands between the first list's pages.
+    part: () => {
+      joined ??= registry.acquire({ endpoint: api.url }, servicesResource(), late, options());
+    },
+    replace: () => {},
+    upsert: () => {},
+    remove: () => {},
+  };
+  const one = await registry.acquire({ endpoint: api.url }, servicesResource(), pager, { ...options(), listPageSize: 2 });
+  const two = await registry.acquire({ endpoint: api.url }, servicesResource(), early, options());
+  t.after(async () => Promise.all([one.release(), two.release(), (await joined)?.release()]));
+  await eventually(() => joined !== undefined && late.events.length >= 2, 3000, 'the late subscriber synced');
+  assert.deepEqual(late.events, ['replace s0,s1,s2,s3,s4,s5', 'synced']);
+  assert.deepEqual(early.events.slice(0, 2), ['replace s0,s1,s2,s3,s4,s5', 'synced']);
+});
+
+test('a reload acquires before it releases: the watch stays, the new subscriber gets a relist; the last release stops it', async (t) => {
   const api = await apiServer(t);
   const registry = new InformerRegistry();
   const old = new Recorder();
@@ -191,21 +240,23 @@ test('a reload acquires before it releases: the watch stays, nothing is relisted
   const kept = await registry.acquire({ endpoint: api.url }, servicesResource(), after, options());
   await before.release();
   await before.release();
+  await eventually(() => kept.synced && api.watchCount === 1, 3000, 'the relist and the watch after it');
   api.apply(service('a'));
   await eventually(() => after.events.length === 3, 3000, 'an event for the new subscriber');
   assert.deepEqual(old.events, ['replace ', 'synced']);
-  assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 1 });
-  assert.deepEqual(api.requestCounts('watch'), { '/api/v1/services': 1 });
+  assert.deepEqual(after.events, ['replace ', 'synced', 'upsert a']);
+  assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 2 });
   assert.equal(api.watchCount, 1);
   await kept.release();
   assert.deepEqual(registry.list(), []);
   await eventually(() => api.watchCount === 0, 3000, 'the watch closed');
   // Acquired again after everyone let go: a fresh informer lists again.
-  const again = await registry.acquire({ endpoint: api.url }, servicesResource(), undefined, options());
+  const fresh = new Recorder();
+  const again = await registry.acquire({ endpoint: api.url }, servicesResource(), fresh, options());
   t.after(() => again.release());
   await eventually(() => again.synced, 3000, 'sync');
-  assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 2 });
-  assert.equal(again.get('default', 'a')?.metadata?.name, 'a');
+  assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 3 });
+  assert.deepEqual(fresh.events, ['replace a', 'synced']);
 });
 
 test('restarts count per lease from its acquisition; the informer logs through the first logger', async (t) => {
@@ -254,7 +305,7 @@ test('a subscriber that throws does not keep the others from their events', asyn
   api.apply(service('a'));
   api.apply(service('b'));
   await eventually(() => recorder.events.length === 4, 3000, 'both events');
-  assert.deepEqual(recorder.events.slice(2), ['add a', 'add b']);
+  assert.deepEqual(recorder.events.slice(2), ['upsert a', 'upsert b']);
   assert.match(opts.lines[0] ?? '', /^\[ERROR\] plugin\/kubernetes: watch services\.v1: sink upsert failed: broken subscriber$/);
 });
 

@@ -1,7 +1,8 @@
 /**
- * kubernetes: wiring. Setup parses and registers; `onStartup` builds the index, starts the
- * watches (or reads the manifests) and waits for the first sync up to `startup_timeout`, as
- * CoreDNS does before its listeners open; `onShutdown` releases the watches.
+ * kubernetes: wiring. Setup parses and registers; `onStartup` builds the index (or shares the one
+ * the same options built: across blocks and reloads, indexes.ts), starts the watches (or reads the
+ * manifests) and waits for the first sync up to `startup_timeout`, as CoreDNS does before its
+ * listeners open; `onShutdown` releases the index, and the last release its watches.
  */
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
@@ -10,6 +11,8 @@ import type { Controller, PluginDefinition } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
 import type { InformerRegistry } from '@foghorn/kube';
 import { Kubernetes } from './handler.js';
+import { IndexRegistry, indexKey } from './indexes.js';
+import type { Index, IndexLease } from './indexes.js';
 import type { HandlerState } from './handler.js';
 import { ManifestsSource } from './manifests.js';
 import { KubernetesMetrics } from './metrics.js';
@@ -65,6 +68,7 @@ function zoneInfos(options: KubernetesOptions): ZoneInfo[] {
 /** The process's metric objects, shared by every block and kept across reloads. */
 const MetricsKey = defineShared<KubernetesMetrics>('kubernetes/metrics');
 const RestMetricsKey = defineShared<RestClientMetrics>('kubernetes/rest-metrics');
+const IndexesKey = defineShared<IndexRegistry>('kubernetes/indexes');
 
 /** The setup, with test overrides (clock, local addresses, watch tuning). */
 export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => void {
@@ -74,39 +78,45 @@ export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => v
     const namespaceLabels = options.namespaceLabels === null ? null : LabelSelector.parse(options.namespaceLabels);
     const metrics = c.shared(MetricsKey, () => new KubernetesMetrics(c.registry));
     const rest = c.shared(RestMetricsKey, () => new RestClientMetrics(metrics));
-    let source: Source | undefined;
+    const indexes = c.shared(IndexesKey, () => new IndexRegistry());
+    let lease: IndexLease | undefined;
     let localIps: readonly string[] = [];
-    const state: HandlerState = { store: null, resolver: null, synced: () => source?.synced ?? false };
+    const state: HandlerState = { store: null, resolver: null, synced: () => lease?.index.source.synced ?? false };
     const zones = zoneInfos(options);
     c.addHandler((next) => new Kubernetes(state, zones, options.fallthrough ?? [], options.ttl, next));
     c.provide(ReadinessProbes, { name: c.directive, ready: () => state.synced() });
     c.onStartup(async () => {
       localIps = overrides.localIps?.() ?? boundIps(c);
-      const store: ClusterStore = new ClusterStore({
-        labels,
-        namespaceLabels,
-        zonal: options.zonal,
-        // Observed and warned about once per server: under -workers only by the worker whose
-        // source reports this change (source.ts), after its store took it in (so the service
-        // below is as one process would see it).
-        onSlice: (event) => {
-          if (!source?.reporting) return;
-          const index = event.slice.index;
-          const found = event.multicluster ? store.imports.byIndex.get(index) : store.services.byIndex.get(index);
-          const only = found?.length === 1 ? found[0]! : null;
-          metrics.recordSlice(event, only === null ? null : only.headless, c.log);
-        },
-      });
-      let signal: () => void = () => {};
-      const syncedOnce = new Promise<void>((resolveSynced) => (signal = resolveSynced));
-      if (options.source.kind === 'manifests') {
-        source = new ManifestsSource(resolve(options.source.dir), store, options, c.log, overrides.manifestsDebounceMs);
-      } else {
-        source = new KubeSource(store, options, options.source, overrides.informers ?? informerRegistry(c), c.log, overrides.env ?? process.env, overrides.watch ?? {}, () => signal(), (server) => rest.watch(server));
-      }
+      const create = (): Index => {
+        let source: Source | undefined;
+        const store: ClusterStore = new ClusterStore({
+          labels,
+          namespaceLabels,
+          zonal: options.zonal,
+          // Observed and warned about once per server: under -workers only by the worker whose
+          // source reports this change (source.ts), after its store took it in (so the service
+          // below is as one process would see it).
+          onSlice: (event) => {
+            if (!source?.reporting) return;
+            const index = event.slice.index;
+            const found = event.multicluster ? store.imports.byIndex.get(index) : store.services.byIndex.get(index);
+            const only = found?.length === 1 ? found[0]! : null;
+            metrics.recordSlice(event, only === null ? null : only.headless, c.log);
+          },
+        });
+        let signal: () => void = () => {};
+        const synced = new Promise<void>((resolveSynced) => (signal = resolveSynced));
+        if (options.source.kind === 'manifests') {
+          source = new ManifestsSource(resolve(options.source.dir), store, options, c.log, overrides.manifestsDebounceMs);
+        } else {
+          source = new KubeSource(store, options, options.source, overrides.informers ?? informerRegistry(c), c.log, overrides.env ?? process.env, overrides.watch ?? {}, () => signal(), (server) => rest.watch(server));
+        }
+        return { store, source, synced };
+      };
+      lease = await indexes.acquire(indexKey(options), create, c.log);
+      const { store, source, synced } = lease.index;
       state.store = store;
       state.resolver = new Resolver(store, options, () => localIps);
-      await source.start();
       if (source.synced) return;
       let timer: NodeJS.Timeout | undefined;
       let ticker: NodeJS.Timeout | undefined;
@@ -114,15 +124,15 @@ export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => v
         timer = setTimeout(() => done(true), options.startupTimeoutMs);
         ticker = setInterval(() => c.log.info('waiting for Kubernetes API before starting server'), waitLogMs);
       });
-      const late = await Promise.race([syncedOnce.then(() => false), timedOut]);
+      const late = await Promise.race([synced.then(() => false), timedOut]);
       clearTimeout(timer);
       clearInterval(ticker);
       if (late) c.log.warning('starting server with unsynced Kubernetes API');
     });
     c.onShutdown(async () => {
-      const running = source;
-      source = undefined;
-      await running?.stop();
+      const running = lease;
+      lease = undefined;
+      await running?.release();
     });
   };
 }

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from '@foghorn/core';
 import { endpointSlicesResource, joinSelectors, mcsServiceNameLabel, namespacesResource, podsResource, serviceImportsResource, servicesResource } from '@foghorn/kube';
-import type { InformerLease, InformerRegistry, InformerSubscriber, KubeConnection, ObjectSink, ResourceSpec, StartWatchOptions } from '@foghorn/kube';
+import type { InformerLease, InformerRegistry, InformerSubscriber, KubeConnection, ResourceSpec, StartWatchOptions } from '@foghorn/kube';
 import type { KubernetesOptions, SourceOptions } from './options.js';
-import type { ClusterStore } from './store.js';
+import type { ClusterStore, ObjectSink } from './store.js';
 
 /** A running source of objects for one store. */
 export interface Source {
@@ -128,11 +128,12 @@ export class KubeSource implements Source {
     };
     const subscriber: InformerSubscriber = {
       replace: (items) => deliver(sink.replace, items),
+      part: (items, first) => deliver((page) => sink.part(page, first), items),
       upsert: (item) => deliver(sink.upsert, item),
       remove: (item) => deliver(sink.remove, item),
       synced: () => this.checkSynced(),
     };
-    return [subscriber, { replace: tell, upsert: tell, remove: tell }];
+    return [subscriber, { replace: tell, part: tell, upsert: tell, remove: tell }];
   }
 
   private checkSynced(): void {

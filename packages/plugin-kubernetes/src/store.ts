@@ -24,10 +24,12 @@ export interface KubeObject {
   readonly [field: string]: unknown;
 }
 
-/** Receives the state of one watched resource, synchronously and in event order. */
+/** Receives the state of one watched resource, synchronously and in event order (@foghorn/kube's `ObjectSink`). */
 export interface ObjectSink {
-  /** The complete current list (initial list, or a relist). */
+  /** The complete current list (initial list, or a relist); after parts, its last page. */
   replace(items: readonly KubeObject[]): void;
+  /** A list's pages but the last, as they arrive: applied at once; what no page lists goes at `replace`. */
+  part(items: readonly KubeObject[], first: boolean): void;
   upsert(item: KubeObject): void;
   remove(item: KubeObject): void;
 }
@@ -305,6 +307,8 @@ export class ClusterStore {
     () => [],
   );
   readonly namespaces = new Set<string>();
+  /** The Namespaces of a list under way (see `ObjectSink.part`). */
+  private namespacesListed: Set<string> | undefined;
   /** Bumped on every change: cached answers older than this are stale. */
   generation = 0;
   /** Unix seconds of the last DNS-visible change (controller.go `modified`). */
@@ -354,9 +358,20 @@ export class ClusterStore {
       if (old && sameModel(old, model)) return;
       this.touch(!old ? 'internal' : differs(old, model) ? updateClock : null);
     };
+    // The keys of the list under way, from its first part on: what is not among them at its end goes.
+    let listed: Set<string> | undefined;
     return {
+      part: (items, first) => {
+        if (first || listed === undefined) listed = new Set();
+        for (const item of items) {
+          listed.add(keyOf(item));
+          upsert(item);
+        }
+      },
       replace: (items) => {
-        const keep = new Set(items.map(keyOf));
+        const keep = listed ?? new Set<string>();
+        listed = undefined;
+        for (const item of items) keep.add(keyOf(item));
         for (const key of [...collection.byKey.keys()]) {
           if (!keep.has(key)) {
             collection.delete(key);
@@ -421,8 +436,18 @@ export class ClusterStore {
 
   /** Namespace events move no clock (CoreDNS's namespace watch has no handlers). */
   readonly namespaceSink: ObjectSink = {
+    part: (items, first) => {
+      if (first || this.namespacesListed === undefined) this.namespacesListed = new Set();
+      for (const item of items) {
+        this.namespacesListed.add(item.metadata?.name ?? '');
+        this.namespaceSink.upsert(item);
+      }
+    },
     replace: (items) => {
-      this.namespaces.clear();
+      const listed = this.namespacesListed;
+      this.namespacesListed = undefined;
+      if (listed === undefined) this.namespaces.clear();
+      else for (const name of [...this.namespaces]) if (!listed.has(name)) this.namespaces.delete(name);
       for (const item of items) this.namespaceSink.upsert(item);
       this.generation++;
     },

@@ -97,6 +97,7 @@ export class KubeSource implements Source {
 function problemReporter(problems: ProblemLog, origin: string, resource: ResourceName): InformerSubscriber {
   return {
     replace: (items) => problems.replace(origin, items.map((item) => [resource, item] as const)),
+    part: (items, first) => problems.part(origin, items.map((item) => [resource, item] as const), first),
     upsert: (item) => problems.upsert(origin, resource, item),
     remove: (item) => problems.remove(origin, resource, item),
   };

@@ -113,6 +113,8 @@ export type ProblemCounter = (resource: ResourceName | 'manifests') => void;
  */
 export class ProblemLog {
   private readonly reported = new Map<string, Map<string, string>>();
+  /** The problems of a relist under way, by origin, until its `replace`. */
+  private readonly listing = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly log: Logger,
@@ -121,8 +123,23 @@ export class ProblemLog {
 
   /** The complete content of `origin` (a file, a relist): reports what is new, forgets the rest. */
   replace(origin: string, objects: Iterable<readonly [ResourceName, KubeObject]>): void {
+    const now = this.listing.get(origin) ?? new Map<string, string>();
+    this.listing.delete(origin);
+    this.collect(origin, objects, now);
+    if (now.size > 0) this.reported.set(origin, now);
+    else this.reported.delete(origin);
+  }
+
+  /** The first pages of a relist of `origin` (ObjectSink.part): reported as they come, complete at `replace`. */
+  part(origin: string, objects: Iterable<readonly [ResourceName, KubeObject]>, first: boolean): void {
+    let now = first ? undefined : this.listing.get(origin);
+    if (now === undefined) this.listing.set(origin, (now = new Map()));
+    this.collect(origin, objects, now);
+  }
+
+  /** Reports the objects' problems that `origin` had not reported yet, and notes them all in `now`. */
+  private collect(origin: string, objects: Iterable<readonly [ResourceName, KubeObject]>, now: Map<string, string>): void {
     const before = this.reported.get(origin);
-    const now = new Map<string, string>();
     for (const [resource, object] of objects) {
       const id = describe(resource, object);
       const problems = objectProblems(resource, object).join('; ');
@@ -130,8 +147,6 @@ export class ProblemLog {
       now.set(id, problems);
       if (before?.get(id) !== problems) this.report(origin, resource, id, problems);
     }
-    if (now.size > 0) this.reported.set(origin, now);
-    else this.reported.delete(origin);
   }
 
   /** One object added or changed in `origin`. */

@@ -293,10 +293,22 @@ export class ServiceStore implements StoreSinks {
     let objects = this.importsByVersion.get(version);
     if (!objects) this.importsByVersion.set(version, (objects = new Map()));
     const map = objects;
+    // The ids of a list under way (ObjectSink.part): what is not among them at its end goes.
+    let listed: Set<string> | undefined;
     return {
+      part: (items, first) =>
+        this.batch(() => {
+          if (first || listed === undefined) listed = new Set();
+          for (const item of items) {
+            listed.add(objectId(item));
+            this.upsertImport(map, item);
+          }
+        }),
       replace: (items) =>
         this.batch(() => {
-          const ids = new Set(items.map(objectId));
+          const ids = listed ?? new Set<string>();
+          listed = undefined;
+          for (const item of items) ids.add(objectId(item));
           for (const id of [...map.keys()]) {
             if (!ids.has(id)) {
               map.delete(id);
@@ -314,10 +326,23 @@ export class ServiceStore implements StoreSinks {
     };
   }
 
+  /** The slice ids of a list under way (ObjectSink.part). */
+  private slicesListed: Set<string> | undefined;
+
   readonly endpointSlices: ObjectSink = {
+    part: (items, first) =>
+      this.batch(() => {
+        if (first || this.slicesListed === undefined) this.slicesListed = new Set();
+        for (const item of items) {
+          this.slicesListed.add(objectId(item));
+          this.upsertSlice(item);
+        }
+      }),
     replace: (items) =>
       this.batch(() => {
-        const ids = new Set(items.map(objectId));
+        const ids = this.slicesListed ?? new Set<string>();
+        this.slicesListed = undefined;
+        for (const item of items) ids.add(objectId(item));
         for (const [id, info] of [...this.slices]) if (!ids.has(id)) this.removeSlice(info);
         for (const item of items) this.upsertSlice(item);
       }),

@@ -1,6 +1,7 @@
 /**
  * Lighthouse's watches go through @foghorn/kube's informer registry: server blocks and other
- * plugins on the same connection share each list+watch, and a reload keeps them.
+ * plugins on the same connection share each list+watch, and a reload keeps them. A store that
+ * comes new (another cluster id) gets its state from a relist: the registry keeps no objects.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -24,8 +25,8 @@ const watched = {
   '/apis/submariner.io/v1/gateways': 1,
 };
 
-/** Another plugin that wants lighthouse's EndpointSlices: `slicewatch URL`. */
-function sliceWatch(leases: InformerLease<EndpointSlice>[]) {
+/** Another plugin that wants lighthouse's EndpointSlices: `slicewatch URL`; what it is told goes to `seen`. */
+function sliceWatch(leases: InformerLease<EndpointSlice>[], seen: EndpointSlice[]) {
   return definePlugin({
     name: 'slicewatch',
     setup(c) {
@@ -34,7 +35,9 @@ function sliceWatch(leases: InformerLease<EndpointSlice>[]) {
       const informers = informerRegistry(c);
       let lease: InformerLease<EndpointSlice> | undefined;
       c.onStartup(async () => {
-        lease = await informers.acquire({ endpoint }, endpointSlicesResource({ labelSelector: managedBySelector }), undefined, { logger: c.log });
+        const subscriber = { replace: (items: readonly EndpointSlice[]) => seen.push(...items), upsert: (item: EndpointSlice) => seen.push(item), remove: () => {} };
+        // The first block's plugin subscribes; the second shares its lease's informer without.
+        lease = await informers.acquire({ endpoint }, endpointSlicesResource({ labelSelector: managedBySelector }), leases.length === 0 ? subscriber : undefined, { logger: c.log });
         leases.push(lease);
       });
       c.onShutdown(() => lease?.release());
@@ -54,11 +57,12 @@ test('two lighthouse blocks and another plugin on one connection open each watch
     api.apply(object as ApiObject);
   }
   const leases: InformerLease<EndpointSlice>[] = [];
+  const seen: EndpointSlice[] = [];
   // Different cluster ids: two lighthouse stores, fed by the same informers.
   const block = (zone: string, clusterId: string): string =>
     `${zone}:0 {\n    bind 127.0.0.1\n    lighthouse {\n        endpoint ${api.url}\n        cluster_id ${clusterId}\n    }\n    slicewatch ${api.url}\n}\n`;
   const corefile = block('clusterset.local', 'cluster1') + block('supercluster.local', 'cluster2');
-  const server = await startServer(corefile, { directives: directivesOf(bind, lighthouse, sliceWatch(leases)) });
+  const server = await startServer(corefile, { directives: directivesOf(bind, lighthouse, sliceWatch(leases, seen)) });
   t.after(() => server.close());
   await eventually(() => api.watchCount === 4, 5000, 'the watches');
   for (const zone of ['clusterset.local', 'supercluster.local']) {
@@ -67,16 +71,19 @@ test('two lighthouse blocks and another plugin on one connection open each watch
   }
   assert.deepEqual(api.requestCounts('watch'), watched);
   assert.deepEqual(api.openWatches(), watched);
-  assert.equal(api.requestCounts('list')[slices], 1);
   assert.equal(leases.length, 2);
-  assert.equal(leases[0]?.get('namespace1', 'service1-cluster1')?.endpoints?.[0]?.addresses?.[0], '10.0.0.1');
+  assert.equal(seen.find((slice) => slice.metadata?.name === 'service1-cluster1')?.endpoints?.[0]?.addresses?.[0], '10.0.0.1');
+  const lists = api.requestCounts('list')[slices]!;
 
   assert.equal(await server.reload(), true);
+  assert.equal(api.requestCounts('list')[slices], lists, 'a reload that changes nothing relists nothing');
+  // A new cluster id is a new store: it fills from one relist of the informers it shares.
   assert.equal(await server.reload(corefile.replace('cluster_id cluster2', 'cluster_id cluster3')), true);
-  assert.deepEqual(api.requestCounts('watch'), watched, 'no new watch after two reloads');
-  assert.equal(api.requestCounts('list')[slices], 1, 'no relist');
-  assert.deepEqual(api.openWatches(), watched);
-  assert.deepEqual((await ask(server, `service1.namespace1.svc.supercluster.local`, 'A')).answers, [a('service1.namespace1.svc.supercluster.local', '10.0.0.1')]);
+  const name = 'service1.namespace1.svc.supercluster.local';
+  await eventually(async () => (await ask(server, name, 'A')).answers.length === 1 && api.watchCount === 4, 5000, 'the relist for the new store');
+  assert.deepEqual((await ask(server, name, 'A')).answers, [a(name, '10.0.0.1')]);
+  assert.equal(api.requestCounts('list')[slices], lists + 1);
+  assert.deepEqual(api.openWatches(), watched, 'still one watch of each');
 
   // Without any Kubernetes user left, every watch ends.
   assert.equal(await server.reload(`clusterset.local:0 {\n    bind 127.0.0.1\n}\n`), true);
