@@ -39,6 +39,18 @@ export interface RecordedRequest {
   status?: number | 'stalled';
 }
 
+/** What {@link KubeApiServer.pageCounts} counts for one resource and selection. */
+export interface PageCounts {
+  /** First pages: list requests without a continue token. */
+  lists: number;
+  /** First pages without a `limit`: the whole list at once. */
+  unlimited: number;
+  /** Requests for a next page (with a continue token). */
+  continued: number;
+  /** Continue tokens answered `410 Expired`. */
+  expired: number;
+}
+
 /** Which requests a fault applies to. */
 export type RequestMatch = 'any' | 'list' | 'watch' | ((request: RecordedRequest) => boolean);
 
@@ -233,6 +245,30 @@ export class KubeApiServer {
       if (r.verb !== verb || (verb === 'list' && r.query['continue'] !== undefined)) continue;
       const key = selectionKey(r.path, r.query);
       counts[key] = (counts[key] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  /**
+   * How the lists were paged, per {@link selectionKey}: `lists` first pages (requests without a
+   * continue token), `unlimited` those of them without a `limit` (the whole list in one
+   * response), `continued` requests for a next page, `expired` continue tokens answered `410
+   * Expired`. A client that pages as client-go's reflector does shows `unlimited: 0`, and
+   * `continued` as many as its lists had pages after the first.
+   */
+  pageCounts(): Record<string, PageCounts> {
+    const counts: Record<string, PageCounts> = {};
+    for (const r of this.requests) {
+      if (r.verb !== 'list') continue;
+      const key = selectionKey(r.path, r.query);
+      const count = (counts[key] ??= { lists: 0, unlimited: 0, continued: 0, expired: 0 });
+      if (r.query['continue'] === undefined || r.query['continue'] === '') {
+        count.lists++;
+        if (!(Number(r.query['limit'] ?? '0') > 0)) count.unlimited++;
+      } else {
+        count.continued++;
+        if (r.status === 410) count.expired++;
+      }
     }
     return counts;
   }

@@ -10,7 +10,7 @@
  * @module
  */
 export { apiStatus, KubeApiServer, selectionKey, startKubeApiServer } from './api-server.js';
-export type { ApiStatus, KubeApiServerOptions, RecordedRequest, RequestMatch } from './api-server.js';
+export type { ApiStatus, KubeApiServerOptions, PageCounts, RecordedRequest, RequestMatch } from './api-server.js';
 export { makeTempDir, testTlsPair, writeKubeconfig, writeServiceAccount } from './files.js';
 export type { InClusterFiles, KubeconfigContext, TempDir, TlsPair } from './files.js';
 export { defaultResources, parseFieldSelector, parseLabelSelector } from './store.js';
