@@ -10,7 +10,8 @@
  * this process, over HTTPS with a bearer token as in a cluster. The cluster is SERVICES services
  * in 100 namespaces, every fifth headless, one EndpointSlice of 5 ready endpoints each
  * (cluster-objects.ts). Per size and server:
- * - start to ready: from spawn until `/ready` answers 200 (the initial list of every resource);
+ * - start to ready: from spawn until `/ready` answers 200 (the initial list of every resource),
+ *   and the CPU time the server used meanwhile (the steadier figure on a loaded machine);
  * - peak: VmHWM when it turned ready, the highest resident memory from start to ready;
  * - RSS ready: VmRSS once settled (the lowest of ten samples 0.3 s apart);
  * - RSS after BENCH_QUERIES (default 1,000,000) queries from dnsperf, cycling over 10,000 of the
@@ -40,7 +41,7 @@ import { startKubeApiServer, syntheticClusterset, writeKubeconfig } from '@fogho
 import type { ApiObject, KubeApiServer } from '@foghorn/testkit/kube';
 import { clusterObjects, endpointSlice, isHeadless, namespaces, service } from './cluster-objects.js';
 import { cli } from './harness.js';
-import { childrenOf, treeMemory } from './proc.js';
+import { childrenOf, treeCpuSeconds, treeMemory } from './proc.js';
 
 const env = process.env;
 const queries = Number(env['BENCH_QUERIES'] ?? 1_000_000);
@@ -140,6 +141,8 @@ interface Started {
   readonly readyMs: number;
   /** VmHWM summed over the process tree when it turned ready, kB. */
   readonly peakKb: number;
+  /** CPU seconds the process tree used from start to ready: what the wall time is on a quiet machine. */
+  readonly cpuToReady: number;
 }
 
 async function start(kind: ServerKind, corefile: string, readyPort: number): Promise<Started> {
@@ -163,7 +166,7 @@ async function start(kind: ServerKind, corefile: string, readyPort: number): Pro
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const readyMs = performance.now() - started;
-  return { child, dir, readyMs, peakKb: treeMemory(child.pid!).hwmKb };
+  return { child, dir, readyMs, peakKb: treeMemory(child.pid!).hwmKb, cpuToReady: treeCpuSeconds(child.pid) };
 }
 
 /** Kills a server and every process under it (`-workers`), and removes its directory. */
@@ -239,6 +242,7 @@ interface Row {
   readonly cluster: string;
   readonly server: string;
   readonly readyMs: number;
+  readonly cpuToReady: number;
   readonly peakKb: number;
   readonly rssReadyKb: number;
   readonly rssLoadedKb: number;
@@ -292,7 +296,7 @@ async function measure(cluster: string, kind: ServerKind, corefile: string, port
       slice = latency(slices);
       created = latency(added);
     }
-    const row: Row = { cluster, server: kind.label, readyMs: server.readyMs, peakKb: server.peakKb, rssReadyKb, rssLoadedKb, qps, processes, ...(slice ? { slice } : {}), ...(created ? { created } : {}) };
+    const row: Row = { cluster, server: kind.label, readyMs: server.readyMs, cpuToReady: server.cpuToReady, peakKb: server.peakKb, rssReadyKb, rssLoadedKb, qps, processes, ...(slice ? { slice } : {}), ...(created ? { created } : {}) };
     console.error(describe(row));
     return row;
   } finally {
@@ -305,17 +309,17 @@ const ms = (value: number): string => value.toFixed(1);
 
 function describe(row: Row): string {
   const events = row.slice && row.created ? `, event to answer: slice update ${ms(row.slice.p50)} / ${ms(row.slice.p99)} ms, service created ${ms(row.created.p50)} / ${ms(row.created.p99)} ms (p50 / p99)` : '';
-  return `${row.cluster}, ${row.server}: ready after ${(row.readyMs / 1000).toFixed(1)} s, peak ${mb(row.peakKb)} MB, RSS ${mb(row.rssReadyKb)} MB ready, ${mb(row.rssLoadedKb)} MB after ${queries.toLocaleString('en')} queries at ${row.qps.toFixed(0)} QPS${row.processes > 1 ? ` (${row.processes} processes)` : ''}${events}`;
+  return `${row.cluster}, ${row.server}: ready after ${(row.readyMs / 1000).toFixed(1)} s (${row.cpuToReady.toFixed(1)} s of CPU), peak ${mb(row.peakKb)} MB, RSS ${mb(row.rssReadyKb)} MB ready, ${mb(row.rssLoadedKb)} MB after ${queries.toLocaleString('en')} queries at ${row.qps.toFixed(0)} QPS${row.processes > 1 ? ` (${row.processes} processes)` : ''}${events}`;
 }
 
 function table(): string {
   const lines = [
-    `| cluster | server | start to ready | peak to ready (VmHWM) | RSS ready | RSS after ${queries.toLocaleString('en')} queries | QPS | event → answer p50 / p99: slice update | service created |`,
+    `| cluster | server | start to ready (CPU) | peak to ready (VmHWM) | RSS ready | RSS after ${queries.toLocaleString('en')} queries | QPS | event → answer p50 / p99: slice update | service created |`,
     '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     const events = r.slice && r.created ? `${ms(r.slice.p50)} / ${ms(r.slice.p99)} ms | ${ms(r.created.p50)} / ${ms(r.created.p99)} ms` : ' | ';
-    lines.push(`| ${r.cluster} | ${r.server} | ${(r.readyMs / 1000).toFixed(1)} s | ${mb(r.peakKb)} MB | ${mb(r.rssReadyKb)} MB | ${mb(r.rssLoadedKb)} MB | ${Number.isFinite(r.qps) ? Math.round(r.qps).toLocaleString('en') : '–'} | ${events} |`);
+    lines.push(`| ${r.cluster} | ${r.server} | ${(r.readyMs / 1000).toFixed(1)} s (${r.cpuToReady.toFixed(1)} s) | ${mb(r.peakKb)} MB | ${mb(r.rssReadyKb)} MB | ${mb(r.rssLoadedKb)} MB | ${Number.isFinite(r.qps) ? Math.round(r.qps).toLocaleString('en') : '–'} | ${events} |`);
   }
   return lines.join('\n');
 }

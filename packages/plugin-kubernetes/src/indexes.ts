@@ -41,6 +41,7 @@ export function indexKey(options: KubernetesOptions): string {
     options.labels,
     options.namespaceLabels,
     options.zonal,
+    options.endpointPodNames,
     options.noEndpoints,
     options.pods === 'verified',
     options.multicluster.length > 0,

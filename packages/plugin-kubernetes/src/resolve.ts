@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { isSubdomain, TYPE_A, TYPE_AAAA, TYPE_AXFR, TYPE_CNAME, TYPE_IXFR, TYPE_MX, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV, TYPE_TXT } from '@foghorn/core';
 import type { KubernetesOptions } from './options.js';
 import { canonicalIp } from './store.js';
-import type { Address, ClusterStore, Port, Slice } from './store.js';
+import type { ClusterStore, Port, Slice } from './store.js';
 
 /** The schema version `dns-version.<zone>` TXT answers (CoreDNS `DNSSchemaVersion`). */
 export const dnsSchemaVersion = '1.1.0';
@@ -248,10 +248,10 @@ export class Resolver {
       break;
     }
     if (targets.length === 0) {
-      for (const slice of this.store.slices.byIp.get(ip) ?? []) {
+      for (const slice of this.store.slices.atIp(ip)) {
         if (this.namespaces !== null && !this.namespaceExposed(slice.namespace)) continue;
-        for (const address of slice.addresses) {
-          if (canonicalIp(address.ip) === ip) targets.push(`${this.endpointName(address)}.${slice.index}.svc.${suffix}`);
+        for (let k = 0; k < slice.ips.length; k++) {
+          if (canonicalIp(slice.ips[k]!) === ip) targets.push(`${this.endpointName(slice, k)}.${slice.index}.svc.${suffix}`);
         }
       }
     }
@@ -285,12 +285,12 @@ export class Resolver {
     let found = false;
     const local = this.localIps();
     for (const ip of local) {
-      for (const slice of this.store.slices.byIp.get(canonicalIp(ip)) ?? []) {
+      for (const slice of this.store.slices.atIp(canonicalIp(ip))) {
         found = true;
-        for (const service of this.store.services.byIndex.get(slice.index) ?? []) {
+        for (const service of this.store.services.inIndex(slice.index)) {
           const name = `${service.name}.${service.namespace}.svc.`;
           if (service.headless) {
-            for (const address of slice.addresses) out.push([`${this.endpointName(address)}.${name}`, address.ip]);
+            for (let k = 0; k < slice.ips.length; k++) out.push([`${this.endpointName(slice, k)}.${name}`, slice.ips[k]!]);
           } else {
             for (const clusterIp of service.clusterIPs) out.push([name, clusterIp]);
           }
@@ -331,13 +331,16 @@ export class Resolver {
     return (this.namespaces === null || this.namespaces.has(namespace)) && this.store.namespaces.has(namespace);
   }
 
-  /** kubernetes.go `endpointHostname`. */
-  endpointName(address: Address): string {
-    if (address.hostname !== '') return address.hostname;
-    if (this.options.endpointPodNames && address.targetRefName !== '') return address.targetRefName;
-    if (address.ip.includes('.')) return address.ip.replaceAll('.', '-');
-    if (address.ip.includes(':')) {
-      const name = address.ip.replaceAll(':', '-');
+  /** kubernetes.go `endpointHostname`, of the slice's address `k`. */
+  endpointName(slice: Slice, k: number): string {
+    const hostname = slice.hostnames?.[k] ?? '';
+    if (hostname !== '') return hostname;
+    const podName = slice.podNames?.[k] ?? '';
+    if (this.options.endpointPodNames && podName !== '') return podName;
+    const ip = slice.ips[k]!;
+    if (ip.includes('.')) return ip.replaceAll('.', '-');
+    if (ip.includes(':')) {
+      const name = ip.replaceAll(':', '-');
       return name.endsWith('-') ? `${name}0` : name;
     }
     return '';
@@ -352,16 +355,16 @@ export class Resolver {
     const ip = (podname.match(/-/g)?.length ?? 0) === 3 && !podname.includes('--') ? podname.replaceAll('-', '.') : podname.replaceAll('-', ':');
     if (mode === 'insecure') return isIP(ip) === 0 ? NameError.instance : [{ host: ip, port: 0, key }];
     const out: Entry[] = [];
-    for (const pod of this.store.pods.byIp.get(canonicalIp(ip)) ?? []) {
+    for (const pod of this.store.pods.atIp(canonicalIp(ip))) {
       if (pod.ip === ip && pod.namespace.toLowerCase() === r.namespace) out.push({ host: ip, port: 0, key });
     }
     return out.length > 0 ? out : NameError.instance;
   }
 
   /** Ready addresses of every slice count (`ignore empty_service`). */
-  private static addressCount(slices: Iterable<Slice> | undefined): number {
+  private static addressCount(slices: readonly Slice[]): number {
     let n = 0;
-    for (const slice of slices ?? []) n += slice.addresses.length;
+    for (const slice of slices) n += slice.ips.length;
     return n;
   }
 
@@ -371,8 +374,8 @@ export class Resolver {
     const index = `${r.service}.${r.namespace}`;
     let error = true;
     const out: Entry[] = [];
-    for (const svc of this.store.services.byIndex.get(index) ?? []) {
-      const slices = this.store.slices.byIndex.get(svc.index);
+    for (const svc of this.store.services.inIndex(index)) {
+      const slices = this.store.slices.inIndex(svc.index);
       if (this.options.ignoreEmptyService && svc.type !== 'ExternalName' && !svc.headless && Resolver.addressCount(slices) === 0) continue;
       // Zone-scoped names exist for headless services only.
       if (r.zone !== '' && !svc.headless) continue;
@@ -391,14 +394,14 @@ export class Resolver {
         if (r.zone !== '') error = false;
         const addForZone = (topology: string): number => {
           let added = 0;
-          for (const slice of slices ?? []) {
-            for (const address of slice.addresses) {
-              if (topology !== '' && address.zone !== topology) continue;
-              const name = this.endpointName(address);
+          for (const slice of slices) {
+            for (let k = 0; k < slice.ips.length; k++) {
+              if (topology !== '' && (slice.zones?.[k] ?? '') !== topology) continue;
+              const name = this.endpointName(slice, k);
               if (r.endpoint !== '' && r.endpoint !== name.toLowerCase()) continue;
               for (const port of slice.ports) {
                 if (!matchPort(r, port)) continue;
-                out.push({ host: address.ip, port: port.port, key: `${name}.${key}` });
+                out.push({ host: slice.ips[k]!, port: port.port, key: `${name}.${key}` });
                 error = false;
                 added++;
               }
@@ -425,18 +428,18 @@ export class Resolver {
     const index = `${r.service}.${r.namespace}`;
     let error = true;
     const out: Entry[] = [];
-    for (const svc of this.store.imports.byIndex.get(index) ?? []) {
-      const slices = this.store.mcSlices.byIndex.get(svc.index);
+    for (const svc of this.store.imports.inIndex(index)) {
+      const slices = this.store.mcSlices.inIndex(svc.index);
       if (this.options.ignoreEmptyService && !svc.headless && Resolver.addressCount(slices) === 0) continue;
       const key = `${svc.name}.${svc.namespace}.svc.`;
       if (svc.headless || r.endpoint !== '') {
-        for (const slice of slices ?? []) {
-          for (const address of slice.addresses) {
-            const name = this.endpointName(address);
+        for (const slice of slices) {
+          for (let k = 0; k < slice.ips.length; k++) {
+            const name = this.endpointName(slice, k);
             if (r.endpoint !== '' && (r.cluster !== slice.cluster.toLowerCase() || r.endpoint !== name.toLowerCase())) continue;
             for (const port of slice.ports) {
               if (!matchPort(r, port)) continue;
-              out.push({ host: address.ip, port: port.port, key: `${name}.${slice.cluster}.${key}` });
+              out.push({ host: slice.ips[k]!, port: port.port, key: `${name}.${slice.cluster}.${key}` });
               error = false;
             }
           }

@@ -93,14 +93,15 @@ export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => v
           labels,
           namespaceLabels,
           zonal: options.zonal,
+          podNames: options.endpointPodNames,
           // Observed and warned about once per server: under -workers only by the worker whose
           // source reports this change (source.ts), after its store took it in (so the service
           // below is as one process would see it).
           onSlice: (event) => {
             if (!source?.reporting) return;
             const index = event.slice.index;
-            const found = event.multicluster ? store.imports.byIndex.get(index) : store.services.byIndex.get(index);
-            const only = found?.length === 1 ? found[0]! : null;
+            const found = event.multicluster ? store.imports.inIndex(index) : store.services.inIndex(index);
+            const only = found.length === 1 ? found[0]! : null;
             metrics.recordSlice(event, only === null ? null : only.headless, c.log);
           },
         });

@@ -4,6 +4,14 @@
  * by `<service>.<namespace>`, services by ClusterIP, slices by endpoint IP, pods by IP, and the
  * Namespace cache. Every change bumps `generation` (answers built before are stale); changes
  * CoreDNS counts as DNS-visible also move the SOA serial clocks (controller.go `updateModified`).
+ *
+ * Memory is what bounds a cluster DNS pod (kubeadm gives it 170Mi), and this index is most of a
+ * large cluster's: a service with its slice of 5 endpoints costs about 1.3 KB of heap here
+ * (docs/performance.md, "Memory: the cluster-DNS job"). So a model keeps only what answers
+ * read: a slice's addresses are parallel arrays (IPs, and hostnames, pod names and zones only
+ * when some endpoint has one and an option reads it), equal port lists and namespace names are
+ * shared, a service is keyed by the `<name>.<namespace>` it is looked up by, and a lookup group
+ * of one object (nearly all of them) is that object, not an array.
  */
 import { mcsServiceNameLabel, mcsSourceClusterLabel, serviceNameLabel } from '@foghorn/kube';
 import type { LabelSelector } from './selector.js';
@@ -42,6 +50,7 @@ export interface Port {
 }
 
 export interface Service {
+  /** The same as `index`: a service is stored and found by `<name>.<namespace>`. */
   readonly key: string;
   readonly name: string;
   readonly namespace: string;
@@ -55,26 +64,24 @@ export interface Service {
   readonly rv: string | undefined;
 }
 
-export interface Address {
-  readonly ip: string;
-  readonly hostname: string;
-  /** `targetRef.name` when shorter than 64 characters, else ''. */
-  readonly targetRefName: string;
-  readonly nodeName: string;
-  /** The endpoint's topology `zone`, lower case ('' when unset), for `zonal` names. */
-  readonly zone: string;
-}
-
 /** One EndpointSlice, ready addresses only (CoreDNS object/endpoint.go). */
 export interface Slice {
   readonly key: string;
   readonly namespace: string;
   /** `<service-name label>.<namespace>`; `.<namespace>` for slices without the label. */
   readonly index: string;
-  /** The service-name label ('' when absent). */
-  readonly service: string;
   readonly ports: readonly Port[];
-  readonly addresses: readonly Address[];
+  /** The ready addresses, in the slice's order. */
+  readonly ips: readonly string[];
+  /** The endpoint's `hostname` per address; null when no endpoint has one. */
+  readonly hostnames: readonly string[] | null;
+  /**
+   * `targetRef.name` per address when shorter than 64 characters, else ''; null when none has
+   * one or `endpoint_pod_names` is off (nothing reads it then).
+   */
+  readonly podNames: readonly string[] | null;
+  /** The endpoint's topology `zone` per address, lower case ('' when unset); null when none has one or `zonal` is off. */
+  readonly zones: readonly string[] | null;
   /** `multicluster.kubernetes.io/source-cluster` (multicluster slices only). */
   readonly cluster: string;
   readonly rv: string | undefined;
@@ -88,6 +95,7 @@ export interface Pod {
 }
 
 export interface ServiceImport {
+  /** The same as `index`, as for a {@link Service}. */
   readonly key: string;
   readonly name: string;
   readonly namespace: string;
@@ -109,80 +117,129 @@ function keyOf(item: KubeObject): string {
   return `${item.metadata?.namespace ?? ''}/${item.metadata?.name ?? ''}`;
 }
 
-function ports(list: unknown, sentinel: boolean): Port[] {
-  const out = arr(list).map((p) => ({ name: str(p['name']), protocol: str(p['protocol']), port: typeof p['port'] === 'number' ? p['port'] : -1 }));
-  return out.length === 0 && sentinel ? [{ name: '', protocol: '', port: -1 }] : out;
+/** A service's (or ServiceImport's) key: its index, `<name>.<namespace>`. */
+function indexKeyOf(item: KubeObject): string {
+  return `${item.metadata?.name ?? ''}.${item.metadata?.namespace ?? ''}`;
 }
 
-export function toService(item: KubeObject): Service {
+/**
+ * Strings and port lists that many models hold equal: one copy each. JSON gives every object its
+ * own copies of `kube-system` and of `[{ name: 'http', protocol: 'TCP', port: 80 }]`; most
+ * namespaces hold many services, and most services share a handful of port lists. Never pruned:
+ * what it holds is bounded by the distinct namespaces and port lists a cluster ever had.
+ */
+export class Interner {
+  private readonly strings = new Map<string, string>();
+  private readonly portLists = new Map<string, readonly Port[]>();
+
+  string(value: string): string {
+    const known = this.strings.get(value);
+    if (known !== undefined) return known;
+    this.strings.set(value, value);
+    return value;
+  }
+
+  /** A list's ports, or the `-1` sentinel of a portless service or slice (CoreDNS object/service.go) with `sentinel`. */
+  ports(list: unknown, sentinel: boolean): readonly Port[] {
+    const out = arr(list).map((p) => ({ name: str(p['name']), protocol: str(p['protocol']), port: typeof p['port'] === 'number' ? p['port'] : -1 }));
+    if (out.length === 0 && sentinel) out.push({ name: '', protocol: '', port: -1 });
+    const key = JSON.stringify(out);
+    const known = this.portLists.get(key);
+    if (known !== undefined) return known;
+    const frozen = Object.freeze(out.map((p) => Object.freeze({ ...p, name: this.string(p.name), protocol: this.string(p.protocol) })));
+    this.portLists.set(key, frozen);
+    return frozen;
+  }
+}
+
+export function toService(item: KubeObject, interner: Interner = new Interner()): Service {
   const spec = obj(item['spec']);
   const listed = Array.isArray(spec['clusterIPs']) ? (spec['clusterIPs'] as unknown[]).map(str) : [];
   const ips = listed.length > 0 ? listed : [str(spec['clusterIP'])];
   const name = item.metadata?.name ?? '';
-  const namespace = item.metadata?.namespace ?? '';
+  const namespace = interner.string(item.metadata?.namespace ?? '');
+  const index = `${name}.${namespace}`;
   return {
-    key: keyOf(item),
+    key: index,
     name,
     namespace,
-    index: `${name}.${namespace}`,
-    type: str(spec['type']) || 'ClusterIP',
+    index,
+    type: interner.string(str(spec['type']) || 'ClusterIP'),
     clusterIPs: ips,
     externalName: str(spec['externalName']),
-    ports: ports(spec['ports'], true),
+    ports: interner.ports(spec['ports'], true),
     headless: ips[0] === 'None',
     rv: item.metadata?.resourceVersion,
   };
 }
 
+/** What of an endpoint a slice keeps beyond its IPs: only what an enabled option reads. */
+export interface SliceReading {
+  /** `endpoint_pod_names`: keep each endpoint's pod name. */
+  readonly podNames?: boolean;
+  /** `zonal`: keep each endpoint's topology zone. */
+  readonly zones?: boolean;
+}
+
 /** EndpointSlice → ready addresses (`conditions.ready` true or absent). */
-export function toSlice(item: KubeObject, multicluster: boolean): Slice {
+export function toSlice(item: KubeObject, multicluster: boolean, reading: SliceReading = {}, interner: Interner = new Interner()): Slice {
   const labels = item.metadata?.labels ?? {};
-  const namespace = item.metadata?.namespace ?? '';
+  const namespace = interner.string(item.metadata?.namespace ?? '');
   const service = (multicluster ? labels[mcsServiceNameLabel] : labels[serviceNameLabel]) ?? '';
-  const addresses: Address[] = [];
+  const ips: string[] = [];
+  let hostnames: string[] | null = null;
+  let podNames: string[] | null = null;
+  let zones: string[] | null = null;
   for (const endpoint of arr(item['endpoints'])) {
     const ready = obj(endpoint['conditions'])['ready'];
     if (ready === false) continue;
-    const targetRefName = str(obj(endpoint['targetRef'])['name']);
+    const hostname = str(endpoint['hostname']);
+    const targetRefName = reading.podNames ? str(obj(endpoint['targetRef'])['name']) : '';
+    const podName = targetRefName.length < 64 ? targetRefName : '';
+    const zone = reading.zones ? str(endpoint['zone']).toLowerCase() : '';
     for (const ip of Array.isArray(endpoint['addresses']) ? endpoint['addresses'] : []) {
       if (typeof ip !== 'string') continue;
-      addresses.push({
-        ip,
-        hostname: str(endpoint['hostname']),
-        targetRefName: targetRefName.length < 64 ? targetRefName : '',
-        nodeName: str(endpoint['nodeName']),
-        zone: str(endpoint['zone']).toLowerCase(),
-      });
+      // A column starts at the first endpoint that has a value, '' for the ones before it.
+      if (hostname !== '') hostnames ??= ips.map(() => '');
+      if (podName !== '') podNames ??= ips.map(() => '');
+      if (zone !== '') zones ??= ips.map(() => '');
+      ips.push(ip);
+      hostnames?.push(hostname);
+      podNames?.push(podName);
+      zones?.push(interner.string(zone));
     }
   }
   return {
     key: keyOf(item),
     namespace,
     index: `${service}.${namespace}`,
-    service,
-    ports: ports(item['ports'], true),
-    addresses,
-    cluster: multicluster ? (labels[mcsSourceClusterLabel] ?? '') : '',
+    ports: interner.ports(item['ports'], true),
+    ips,
+    hostnames,
+    podNames,
+    zones,
+    cluster: multicluster ? interner.string(labels[mcsSourceClusterLabel] ?? '') : '',
     rv: item.metadata?.resourceVersion,
   };
 }
 
-export function toPod(item: KubeObject): Pod {
-  return { key: keyOf(item), namespace: item.metadata?.namespace ?? '', ip: str(obj(item['status'])['podIP']), rv: item.metadata?.resourceVersion };
+export function toPod(item: KubeObject, interner: Interner = new Interner()): Pod {
+  return { key: keyOf(item), namespace: interner.string(item.metadata?.namespace ?? ''), ip: str(obj(item['status'])['podIP']), rv: item.metadata?.resourceVersion };
 }
 
-export function toServiceImport(item: KubeObject): ServiceImport {
+export function toServiceImport(item: KubeObject, interner: Interner = new Interner()): ServiceImport {
   const spec = obj(item['spec']);
   const name = item.metadata?.name ?? '';
-  const namespace = item.metadata?.namespace ?? '';
+  const namespace = interner.string(item.metadata?.namespace ?? '');
+  const index = `${name}.${namespace}`;
   return {
-    key: keyOf(item),
+    key: index,
     name,
     namespace,
-    index: `${name}.${namespace}`,
+    index,
     headless: spec['type'] === 'Headless',
     ips: Array.isArray(spec['ips']) ? (spec['ips'] as unknown[]).map(str) : [],
-    ports: ports(spec['ports'], false),
+    ports: interner.ports(spec['ports'], false),
     rv: item.metadata?.resourceVersion,
   };
 }
@@ -190,8 +247,13 @@ export function toServiceImport(item: KubeObject): ServiceImport {
 const samePorts = (a: readonly Port[], b: readonly Port[]): boolean =>
   a.length === b.length && a.every((p, i) => p.name === b[i]!.name && p.port === b[i]!.port && p.protocol === b[i]!.protocol);
 
-const sameAddresses = (a: readonly Address[], b: readonly Address[], zones: boolean): boolean =>
-  a.length === b.length && a.every((x, i) => x.ip === b[i]!.ip && x.hostname === b[i]!.hostname && (!zones || x.zone === b[i]!.zone));
+const sameColumn = (a: readonly string[] | null, b: readonly string[] | null, length: number): boolean => {
+  for (let i = 0; i < length; i++) if ((a?.[i] ?? '') !== (b?.[i] ?? '')) return false;
+  return true;
+};
+
+const sameAddresses = (a: Slice, b: Slice, zones: boolean): boolean =>
+  a.ips.length === b.ips.length && a.ips.every((ip, i) => ip === b.ips[i]) && sameColumn(a.hostnames, b.hostnames, a.ips.length) && (!zones || sameColumn(a.zones, b.zones, a.ips.length));
 
 /** Equal apart from the resourceVersion. */
 function sameModel(a: { readonly rv: string | undefined }, b: { readonly rv: string | undefined }): boolean {
@@ -202,19 +264,21 @@ function sameModel(a: { readonly rv: string | undefined }, b: { readonly rv: str
 export type Clock = 'internal' | 'multicluster';
 
 /**
- * Objects of one resource by key, grouped by index and by IP. A group is an array, not a Set:
- * nearly every index and IP names one object (a service, its slice, an endpoint's address), and
- * a Set of one costs about 200 bytes of heap where a one-element array costs about 56; with 7 or 8
- * groups per service and its endpoints that was a third of the index (bench/memory.ts). Groups
- * stay small (the slices of one service, the services sharing an IP), so removal by scan is cheap.
+ * Objects of one resource by key, grouped by index and by IP. Nearly every index and IP names one
+ * object (a service, its slice, an endpoint's address), so a group of one is that object, and
+ * only a larger one is an array (a Set of one cost about 200 bytes of heap, a one-element array
+ * about 56; with 7 or 8 groups per service and its endpoints that was a third of the index).
+ * Groups stay small (the slices of one service, the services sharing an IP), so removal by scan
+ * is cheap. With `indexIsKey` the objects are keyed by their index, which names one, and the
+ * index needs no map of its own.
  */
 class Collection<T extends { readonly key: string; readonly rv: string | undefined }> {
   readonly byKey = new Map<string, T>();
-  readonly byIndex = new Map<string, T[]>();
-  readonly byIp = new Map<string, T[]>();
+  readonly byIndex = new Map<string, T | T[]>();
+  readonly byIp = new Map<string, T | T[]>();
 
   constructor(
-    private readonly indexOf: (item: T) => string | null,
+    private readonly indexOf: ((item: T) => string) | null,
     private readonly ipsOf: (item: T) => Iterable<string>,
   ) {}
 
@@ -222,12 +286,21 @@ class Collection<T extends { readonly key: string; readonly rv: string | undefin
     return this.byKey.get(key);
   }
 
+  /** The objects of `index`. */
+  inIndex(index: string): readonly T[] {
+    return this.indexOf === null ? single(this.byKey.get(index)) : group(this.byIndex.get(index));
+  }
+
+  /** The objects with address `ip` (canonical, see {@link canonicalIp}). */
+  atIp(ip: string): readonly T[] {
+    return group(this.byIp.get(ip));
+  }
+
   set(item: T): T | undefined {
     const old = this.byKey.get(item.key);
     if (old) this.unlink(old);
     this.byKey.set(item.key, item);
-    const index = this.indexOf(item);
-    if (index !== null) add(this.byIndex, index, item);
+    if (this.indexOf !== null) add(this.byIndex, this.indexOf(item), item);
     for (const ip of this.ipsOf(item)) add(this.byIp, ip, item);
     return old;
   }
@@ -242,26 +315,41 @@ class Collection<T extends { readonly key: string; readonly rv: string | undefin
   }
 
   private unlink(item: T): void {
-    const index = this.indexOf(item);
-    if (index !== null) drop(this.byIndex, index, item);
+    if (this.indexOf !== null) drop(this.byIndex, this.indexOf(item), item);
     for (const ip of this.ipsOf(item)) drop(this.byIp, ip, item);
   }
 }
 
-/** Adds `item` to `key`'s group unless it is there (a slice may list one IP twice). */
-function add<T>(map: Map<string, T[]>, key: string, item: T): void {
-  const group = map.get(key);
-  if (group === undefined) map.set(key, [item]);
-  else if (!group.includes(item)) group.push(item);
+const none: readonly never[] = [];
+
+function single<T>(item: T | undefined): readonly T[] {
+  return item === undefined ? none : [item];
 }
 
-function drop<T>(map: Map<string, T[]>, key: string, item: T): void {
-  const group = map.get(key);
-  if (group === undefined) return;
-  const at = group.indexOf(item);
+function group<T extends object>(entry: T | T[] | undefined): readonly T[] {
+  return entry === undefined ? none : Array.isArray(entry) ? entry : [entry];
+}
+
+/** Adds `item` to `key`'s group unless it is there (a slice may list one IP twice). */
+function add<T extends object>(map: Map<string, T | T[]>, key: string, item: T): void {
+  const entry = map.get(key);
+  if (entry === undefined) map.set(key, item);
+  else if (Array.isArray(entry)) {
+    if (!entry.includes(item)) entry.push(item);
+  } else if (entry !== item) map.set(key, [entry, item]);
+}
+
+function drop<T extends object>(map: Map<string, T | T[]>, key: string, item: T): void {
+  const entry = map.get(key);
+  if (entry === undefined) return;
+  if (!Array.isArray(entry)) {
+    if (entry === item) map.delete(key);
+    return;
+  }
+  const at = entry.indexOf(item);
   if (at < 0) return;
-  if (group.length === 1) map.delete(key);
-  else group.splice(at, 1);
+  entry.splice(at, 1);
+  if (entry.length === 1) map.set(key, entry[0]!);
 }
 
 /** A slice event the programming-latency metric looks at. */
@@ -275,8 +363,10 @@ export interface StoreOptions {
   /** Server-side `labels` selector, applied again here (manifests have no server). */
   readonly labels?: LabelSelector | null;
   readonly namespaceLabels?: LabelSelector | null;
-  /** `zonal`: endpoint zone changes move the serial too. */
+  /** `zonal`: slices keep their endpoints' zones, and zone changes move the serial too. */
   readonly zonal?: boolean;
+  /** `endpoint_pod_names`: slices keep their endpoints' pod names. */
+  readonly podNames?: boolean;
   /** Unix seconds; tests inject their own. */
   readonly now?: () => number;
   /** Called for slice adds and updates (not deletes), for the programming-latency metric. */
@@ -286,26 +376,20 @@ export interface StoreOptions {
 const skippedPhases = new Set(['Succeeded', 'Failed', 'Unknown']);
 
 export class ClusterStore {
-  readonly services = new Collection<Service>(
-    (s) => s.index,
-    (s) => (s.headless || s.type === 'ExternalName' ? [] : s.clusterIPs.map(canonicalIp)),
-  );
+  readonly services = new Collection<Service>(null, (s) => (s.headless || s.type === 'ExternalName' ? [] : s.clusterIPs.map(canonicalIp)));
   readonly slices = new Collection<Slice>(
     (s) => s.index,
-    (s) => (s.service === '' ? [] : s.addresses.map((a) => canonicalIp(a.ip))),
+    // A slice without the service-name label (index `.<namespace>`) answers no reverse lookup.
+    (s) => (s.index.startsWith('.') ? [] : s.ips.map(canonicalIp)),
   );
-  readonly pods = new Collection<Pod>(
-    () => null,
-    (p) => (p.ip === '' ? [] : [canonicalIp(p.ip)]),
-  );
-  readonly imports = new Collection<ServiceImport>(
-    (s) => s.index,
-    () => [],
-  );
+  readonly pods = new Collection<Pod>(null, (p) => (p.ip === '' ? [] : [canonicalIp(p.ip)]));
+  readonly imports = new Collection<ServiceImport>(null, () => []);
   readonly mcSlices = new Collection<Slice>(
     (s) => s.index,
     () => [],
   );
+  private readonly interner = new Interner();
+  private readonly reading: SliceReading;
   readonly namespaces = new Set<string>();
   /** The Namespaces of a list under way (see `ObjectSink.part`). */
   private namespacesListed: Set<string> | undefined;
@@ -319,6 +403,7 @@ export class ClusterStore {
 
   constructor(private readonly options: StoreOptions = {}) {
     this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
+    this.reading = { podNames: options.podNames ?? false, zones: options.zonal ?? false };
   }
 
   serial(clock: Clock): number {
@@ -332,57 +417,64 @@ export class ClusterStore {
   }
 
   /**
-   * A sink over `collection`: `convert` makes the model (null = not kept, e.g. a terminating
-   * pod), `differs` says whether an update moves the serial, `updateClock` which clock it moves.
+   * A sink over `collection`: `keyFor` gives an object's key there, `convert` makes the model
+   * (null = not kept, e.g. a pod that finished; 'skip' = keep what is there, a terminating pod),
+   * `differs` says whether an update moves the serial, `updateClock` which clock it moves.
    */
   private sink<T extends { readonly key: string; readonly rv: string | undefined }>(
     collection: Collection<T>,
+    keyFor: (item: KubeObject) => string,
     convert: (item: KubeObject) => T | null | 'skip',
     differs: (a: T, b: T) => boolean,
     updateClock: Clock,
     after?: (item: KubeObject, model: T) => void,
   ): ObjectSink {
-    const upsert = (item: KubeObject): void => {
+    /** Takes `item` in; returns the key of the model kept for it, if any. */
+    const upsert = (item: KubeObject): string | undefined => {
       const model = convert(item);
-      if (model === 'skip') return;
+      if (model === 'skip') return collection.get(keyFor(item))?.key;
       if (model === null) {
-        if (collection.delete(keyOf(item))) this.touch('internal');
-        return;
+        if (collection.delete(keyFor(item))) this.touch('internal');
+        return undefined;
       }
       const old = collection.get(model.key);
-      if (old && old.rv !== undefined && old.rv === model.rv) return;
+      if (old && old.rv !== undefined && old.rv === model.rv) return old.key;
       collection.set(model);
       after?.(item, model);
       // An update that leaves the model as it was (a slice's serving or terminating condition,
       // labels outside the selector, status fields) keeps the cached answers.
-      if (old && sameModel(old, model)) return;
+      if (old && sameModel(old, model)) return model.key;
       this.touch(!old ? 'internal' : differs(old, model) ? updateClock : null);
+      return model.key;
     };
-    // The keys of the list under way, from its first part on: what is not among them at its end goes.
+    // The keys kept from the list under way, from its first part on (the models' own strings):
+    // what is not among them at its end goes.
     let listed: Set<string> | undefined;
+    const take = (items: readonly KubeObject[], into: Set<string>): void => {
+      for (const item of items) {
+        const key = upsert(item);
+        if (key !== undefined) into.add(key);
+      }
+    };
     return {
       part: (items, first) => {
         if (first || listed === undefined) listed = new Set();
-        for (const item of items) {
-          listed.add(keyOf(item));
-          upsert(item);
-        }
+        take(items, listed);
       },
       replace: (items) => {
         const keep = listed ?? new Set<string>();
         listed = undefined;
-        for (const item of items) keep.add(keyOf(item));
+        take(items, keep);
         for (const key of [...collection.byKey.keys()]) {
           if (!keep.has(key)) {
             collection.delete(key);
             this.touch('internal');
           }
         }
-        for (const item of items) upsert(item);
       },
-      upsert,
+      upsert: (item) => void upsert(item),
       remove: (item) => {
-        if (collection.delete(keyOf(item))) this.touch('internal');
+        if (collection.delete(keyFor(item))) this.touch('internal');
       },
     };
   }
@@ -393,26 +485,29 @@ export class ClusterStore {
 
   readonly serviceSink: ObjectSink = this.sink(
     this.services,
-    (item) => (this.selected(item) ? toService(item) : null),
+    indexKeyOf,
+    (item) => (this.selected(item) ? toService(item, this.interner) : null),
     (a, b) => a.externalName !== b.externalName || !samePorts(a.ports, b.ports),
     'internal',
   );
 
   readonly sliceSink: ObjectSink = this.sink(
     this.slices,
-    (item) => (this.selected(item) ? toSlice(item, false) : null),
-    (a, b) => !sameAddresses(a.addresses, b.addresses, this.options.zonal ?? false) || !samePorts(a.ports, b.ports),
+    keyOf,
+    (item) => (this.selected(item) ? toSlice(item, false, this.reading, this.interner) : null),
+    (a, b) => !sameAddresses(a, b, this.options.zonal ?? false) || !samePorts(a.ports, b.ports),
     'internal',
     (item, slice) => this.options.onSlice?.({ slice, item, multicluster: false }),
   );
 
   readonly podSink: ObjectSink = this.sink(
     this.pods,
+    keyOf,
     (item) => {
       // Terminating pods keep their previous entry until deleted (CoreDNS #7131).
       if (item.metadata?.deletionTimestamp) return 'skip';
       if (!this.selected(item) || skippedPhases.has(str(obj(item['status'])['phase']))) return null;
-      return toPod(item);
+      return toPod(item, this.interner);
     },
     (a, b) => a.ip !== b.ip,
     'internal',
@@ -420,16 +515,18 @@ export class ClusterStore {
 
   readonly serviceImportSink: ObjectSink = this.sink(
     this.imports,
+    indexKeyOf,
     // CoreDNS applies namespace_labels to the ServiceImports' own labels (upstream quirk).
-    (item) => (this.options.namespaceLabels?.matches(item.metadata?.labels) ?? true ? toServiceImport(item) : null),
+    (item) => (this.options.namespaceLabels?.matches(item.metadata?.labels) ?? true ? toServiceImport(item, this.interner) : null),
     (a, b) => a.headless !== b.headless || !samePorts(a.ports, b.ports),
     'multicluster',
   );
 
   readonly mcSliceSink: ObjectSink = this.sink(
     this.mcSlices,
-    (item) => (this.selected(item) && item.metadata?.labels?.[mcsServiceNameLabel] !== undefined ? toSlice(item, true) : null),
-    (a, b) => !sameAddresses(a.addresses, b.addresses, false) || !samePorts(a.ports, b.ports) || a.cluster !== b.cluster,
+    keyOf,
+    (item) => (this.selected(item) && item.metadata?.labels?.[mcsServiceNameLabel] !== undefined ? toSlice(item, true, this.reading, this.interner) : null),
+    (a, b) => !sameAddresses(a, b, false) || !samePorts(a.ports, b.ports) || a.cluster !== b.cluster,
     'multicluster',
     (item, slice) => this.options.onSlice?.({ slice, item, multicluster: true }),
   );
@@ -465,8 +562,8 @@ export class ClusterStore {
   };
 
   /** Services whose ClusterIPs include `ip`. */
-  servicesByIp(ip: string): Iterable<Service> {
-    return this.services.byIp.get(canonicalIp(ip)) ?? [];
+  servicesByIp(ip: string): readonly Service[] {
+    return this.services.atIp(canonicalIp(ip));
   }
 }
 

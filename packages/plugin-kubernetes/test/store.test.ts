@@ -78,7 +78,8 @@ test('a relist replaces: objects missing from it are deleted', () => {
   const { store } = clocked();
   store.serviceSink.replace([service('a', 'ns', { clusterIPs: ['10.0.0.1'] }), service('b', 'ns', { clusterIPs: ['10.0.0.2'] })]);
   store.serviceSink.replace([service('b', 'ns', { clusterIPs: ['10.0.0.2'] })]);
-  assert.deepEqual([...store.services.byKey.keys()], ['ns/b']);
+  // Services are keyed by the name they are looked up by.
+  assert.deepEqual([...store.services.byKey.keys()], ['b.ns']);
 });
 
 test('with zonal, an endpoint changing zone moves the serial; without, it does not', () => {
@@ -96,13 +97,34 @@ test('index groups: two slices of a service and a shared IP are found, moved and
   const { store } = clocked();
   store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.1' }, { ip: '10.1.0.1' }], [http]), '1'));
   store.sliceSink.upsert(withRv(endpointSlice('s-2', 'ns', 's', [{ ip: '10.1.0.1' }, { ip: '10.1.0.2' }], [http]), '2'));
-  assert.deepEqual(store.slices.byIndex.get('s.ns')?.map((s) => s.key), ['ns/s-1', 'ns/s-2']);
-  assert.deepEqual(store.slices.byIp.get('10.1.0.1')?.map((s) => s.key), ['ns/s-1', 'ns/s-2'], 'a slice listing an IP twice is in its group once');
+  assert.deepEqual(store.slices.inIndex('s.ns').map((s) => s.key), ['ns/s-1', 'ns/s-2']);
+  assert.deepEqual(store.slices.atIp('10.1.0.1').map((s) => s.key), ['ns/s-1', 'ns/s-2'], 'a slice listing an IP twice is in its group once');
+  assert.ok(Array.isArray(store.slices.byIp.get('10.1.0.1')));
+  assert.ok(!Array.isArray(store.slices.byIp.get('10.1.0.2')), 'a group of one is the slice itself');
   store.sliceSink.upsert(withRv(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.3' }], [http]), '3'));
-  assert.deepEqual(store.slices.byIp.get('10.1.0.1')?.map((s) => s.key), ['ns/s-2']);
-  assert.deepEqual(store.slices.byIndex.get('s.ns')?.map((s) => s.key), ['ns/s-2', 'ns/s-1'], 'an update re-enters the group');
+  assert.deepEqual(store.slices.atIp('10.1.0.1').map((s) => s.key), ['ns/s-2']);
+  assert.ok(!Array.isArray(store.slices.byIp.get('10.1.0.1')), 'a group down to one is the slice again');
+  assert.deepEqual(store.slices.inIndex('s.ns').map((s) => s.key), ['ns/s-2', 'ns/s-1'], 'an update re-enters the group');
   store.sliceSink.remove(endpointSlice('s-1', 'ns', 's', [], []));
   store.sliceSink.remove(endpointSlice('s-2', 'ns', 's', [], []));
   assert.equal(store.slices.byIndex.size, 0);
   assert.equal(store.slices.byIp.size, 0);
+});
+
+test('a slice keeps its endpoints as columns: hostnames only when one has a name, pod names and zones only for the options that read them', () => {
+  const endpoints = [{ ip: '10.1.0.1' }, { ip: '10.1.0.2', hostname: 'web-1', zone: 'Z1', pod: 'web-1-x7k2p' }];
+  const plain = new ClusterStore();
+  plain.sliceSink.upsert(endpointSlice('s-1', 'ns', 's', [{ ip: '10.1.0.1' }], [http]));
+  assert.deepEqual(plain.slices.get('ns/s-1'), { key: 'ns/s-1', namespace: 'ns', index: 's.ns', ports: [http], ips: ['10.1.0.1'], hostnames: null, podNames: null, zones: null, cluster: '', rv: undefined });
+  plain.sliceSink.upsert(endpointSlice('s-1', 'ns', 's', endpoints, [http]));
+  const slice = plain.slices.get('ns/s-1')!;
+  assert.deepEqual([slice.ips, slice.hostnames, slice.podNames, slice.zones], [['10.1.0.1', '10.1.0.2'], ['', 'web-1'], null, null]);
+  const reading = new ClusterStore({ zonal: true, podNames: true });
+  reading.sliceSink.upsert(endpointSlice('s-1', 'ns', 's', endpoints, [http]));
+  const read = reading.slices.get('ns/s-1')!;
+  assert.deepEqual(read.zones, ['', 'z1']);
+  assert.deepEqual(read.podNames, ['', 'web-1-x7k2p']);
+  // Equal port lists are one list.
+  plain.sliceSink.upsert(endpointSlice('s-2', 'ns', 't', [{ ip: '10.1.0.3' }], [http]));
+  assert.equal(plain.slices.get('ns/s-2')!.ports, plain.slices.get('ns/s-1')!.ports);
 });
