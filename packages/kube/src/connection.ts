@@ -20,6 +20,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { defaultServiceAccountDir, KubeConnectionError } from './types.js';
 import type { KubeConnection } from './types.js';
+import { yaml } from './yaml.js';
 
 /** Where the connection came from, for log lines. */
 export type ConnectionSource = 'kubeconfig' | 'endpoint' | 'in-cluster' | '$KUBECONFIG';
@@ -156,7 +157,10 @@ function absolutePaths(entry: Record<string, unknown>, root: string): Record<str
   return out;
 }
 
-/** Reads one kubeconfig file (YAML, or JSON, which is YAML too). */
+/**
+ * Reads one kubeconfig file: YAML, or JSON (which is YAML too, and is read without loading the
+ * YAML parser's modules).
+ */
 async function readKubeconfig(file: string): Promise<Record<string, unknown>> {
   let source: string;
   try {
@@ -166,12 +170,21 @@ async function readKubeconfig(file: string): Promise<Record<string, unknown>> {
   }
   let parsed: unknown;
   try {
-    const { parse } = await import('yaml');
-    parsed = parse(source);
+    parsed = source.trimStart().startsWith('{') ? parseJsonOrUndefined(source) : undefined;
+    parsed ??= yaml().parse(source);
   } catch (err) {
     throw new KubeConnectionError(`kubeconfig '${file}': ${(err as Error).message}`, { cause: err });
   }
   return isObject(parsed) ? parsed : {};
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not JSON after all (a YAML flow mapping): the YAML parser reads it.
+    return undefined;
+  }
 }
 
 /** Loads kubeconfig files the way kubectl merges $KUBECONFIG: the first file to define a name wins. */

@@ -11,12 +11,12 @@ import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import type { Logger } from '@foghorn/core';
 import { isHubWorker } from './ipc.js';
 import { RemoteManifestsDirectory } from './remote.js';
 import type { Manifests } from './remote.js';
 import type { KubeObject } from './types.js';
+import { yaml } from './yaml.js';
 
 /** Wait this long after the last change event before rescanning: editors write in bursts. */
 export const defaultManifestsDebounceMs = 100;
@@ -233,7 +233,7 @@ export function parseManifests(text: string, json = false): KubeObject[] {
     collect(JSON.parse(text) as unknown, objects);
     return objects;
   }
-  for (const document of parseAllDocuments(text)) {
+  for (const document of yaml().parseAllDocuments(text)) {
     if (document.errors.length > 0) throw new Error(document.errors[0]!.message);
     collect(document.toJS() as unknown, objects);
   }

@@ -35,6 +35,8 @@ test('the entry point loads @kubernetes/client-node only through the dynamic imp
   assert.ok(graph.has(new URL('../src/registry.js', import.meta.url).href), 'the walk follows relative imports');
   assert.ok(graph.has('@foghorn/core'));
   assert.equal([...graph].some((m) => m.includes('@kubernetes/client-node') || m.endsWith('/informer.js') || m.endsWith('/connection.js')), false, [...graph].join('\n'));
+  // Nor the YAML parser: a pod reads its service account, and JSON kubeconfigs and manifests need none.
+  assert.equal(graph.has('yaml'), false, [...graph].join('\n'));
   const watch = readFileSync(new URL('../src/watch.js', import.meta.url), 'utf8');
   assert.match(watch, /await import\('\.\/connection\.js'\)/);
   assert.match(watch, /await import\('\.\/informer\.js'\)/);
