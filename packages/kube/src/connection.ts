@@ -18,6 +18,8 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
+import { createSecureContext } from 'node:tls';
+import type { SecureContext } from 'node:tls';
 import { defaultServiceAccountDir, KubeConnectionError } from './types.js';
 import type { KubeConnection } from './types.js';
 import { yaml } from './yaml.js';
@@ -297,6 +299,7 @@ function ownConnection(source: ConnectionSource, server: string, namespace: stri
   const username = text(user.username);
   const basic = username !== undefined ? `Basic ${Buffer.from(`${username}:${typeof user.password === 'string' ? user.password : ''}`).toString('base64')}` : undefined;
   const impersonate = text(user.as);
+  const tls = new TlsContexts([ca, cert, key]);
   return {
     source,
     server,
@@ -311,13 +314,32 @@ function ownConnection(source: ConnectionSource, server: string, namespace: stri
       if (!secure) return { agent: new http.Agent({ keepAlive }), headers };
       const agent = new https.Agent({
         keepAlive,
-        ...(ca ? { ca: await ca() } : {}),
-        ...(cert ? { cert: await cert() } : {}),
-        ...(key ? { key: await key() } : {}),
+        secureContext: await tls.context(),
         ...(skipVerify ? { rejectUnauthorized: false } : {}),
         ...(serverName !== undefined ? { servername: serverName } : {}),
       });
       return { agent, headers };
     },
   };
+}
+
+/**
+ * One TLS context for every request while the CA, certificate and key stay the same: creating
+ * one parses them into OpenSSL's structures, and a list and a watch per resource, again at every
+ * restart, made a new one each time.
+ */
+class TlsContexts {
+  private current: { readonly material: readonly (Buffer | undefined)[]; readonly context: SecureContext } | undefined;
+
+  constructor(private readonly files: readonly ((() => Promise<Buffer>) | undefined)[]) {}
+
+  async context(): Promise<SecureContext> {
+    const material = await Promise.all(this.files.map((read) => read?.()));
+    const current = this.current;
+    if (current && material.every((m, i) => m === current.material[i] || (m !== undefined && current.material[i]?.equals(m)))) return current.context;
+    const [ca, cert, key] = material;
+    const context = createSecureContext({ ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) });
+    this.current = { material, context };
+    return context;
+  }
 }
