@@ -390,5 +390,6 @@ if (lighthouseServices > 0) {
   });
 }
 console.log(`\n${table()}\n\nload average ${loadLine()}`);
+saveResults('cluster-dns');
 // Closed TLS sockets of the API servers can keep Node 20 spinning on exit (api-server.ts, dropConnections).
 process.exit(0);
