@@ -42,6 +42,43 @@ export interface InformerHub {
 /** A worker whose channel closed is about to exit: a failed send is not news. */
 const ignoreSendError = (): void => {};
 
+/**
+ * How long the first worker's acquire of an informer waits for its siblings'. Workers start
+ * together and ask for the same informers (one Corefile); the registry keeps no objects, so one
+ * that joins after the list came would cost a relist of the whole resource from the API server.
+ */
+const siblingWaitMs = 2_000;
+
+/** Acquires of one informer held until every live worker asked for it (or the wait ran out). */
+class Gate {
+  readonly asked = new Set<WorkerLink>();
+  opened = false;
+  private readonly waiters: (() => void)[] = [];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor() {
+    this.timer = setTimeout(() => this.open(), siblingWaitMs);
+    this.timer.unref();
+  }
+
+  wait(): Promise<void> {
+    return this.opened ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Opens once every worker still attached asked. */
+  check(links: ReadonlySet<WorkerLink>): void {
+    for (const link of links) if (!link.gone && !this.asked.has(link)) return;
+    this.open();
+  }
+
+  open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    clearTimeout(this.timer);
+    for (const resolve of this.waiters.splice(0)) resolve();
+  }
+}
+
 /** One subscription of a worker to a shared manifests directory. */
 interface Subscription {
   readonly link: WorkerLink;
@@ -160,6 +197,8 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
   const directories = new Map<string, SharedDirectory>();
   const links = new Set<WorkerLink>();
   const loggers = new Map<string, Logger>();
+  /** By connection and resource; an opened gate stays open (later acquires are restarted workers). */
+  const gates = new Map<string, Gate>();
   let closed = false;
   const loggerFor = (plugin: string): Logger => {
     let logger = loggers.get(plugin);
@@ -279,7 +318,14 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
       }
       case 'acquire': {
         const { id } = message;
-        const acquired = registry
+        const gateKey = JSON.stringify([message.connection, message.resource]);
+        let gate = gates.get(gateKey);
+        if (!gate) gates.set(gateKey, (gate = new Gate()));
+        gate.asked.add(link);
+        gate.check(links);
+        const acquired = gate
+          .wait()
+          .then(() => registry
           .acquire(
             message.connection,
             message.resource,
@@ -294,7 +340,7 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
               },
             },
             { ...message.options, logger: loggerFor(message.plugin) },
-          )
+          ))
           .then(
             (lease) => {
               // `lead` before `acquired`: the worker leads before its acquire returns and adds the
@@ -339,6 +385,7 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
   async function detach(link: WorkerLink): Promise<void> {
     link.gone = true;
     links.delete(link);
+    for (const gate of gates.values()) if (!gate.opened) gate.check(links);
     await Promise.all([...[...link.leases.keys()].map((id) => release(link, id)), ...[...link.directories.keys()].map((id) => closeDirectory(link, id))]);
   }
 
@@ -358,6 +405,7 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
     async close() {
       closed = true;
       stopTiming();
+      for (const gate of gates.values()) gate.open();
       await Promise.all([...links].map((link) => detach(link)));
     },
   };
