@@ -40,6 +40,8 @@ export interface DispatchContext {
   acceptAnyClass: boolean;
   /** Where a recovered panic is logged. */
   readonly logger: Logger;
+  /** Log a recovered panic with its stack trace (*debug*, *errors*' `stacktrace`). */
+  stacktrace?: boolean;
   /** Told of each recovered panic (`coredns_panics_total`). */
   readonly onPanic?: (server: string, error: unknown) => void;
 }
@@ -116,7 +118,10 @@ function finish(context: DispatchContext, req: Request, w: ReplyWriter, rcode: n
 
 function failed(context: DispatchContext, req: Request, w: ReplyWriter, error: unknown): void {
   if (error instanceof PluginError) return finish(context, req, w, error.rcode);
-  context.logger.error(`Recovered from panic in server: "${context.server}" ${errorMessage(error)}`);
+  // CoreDNS's format, and with `stacktrace` its "\n" and the stack; JavaScript's stack starts
+  // with the error's own line, Go's debug.Stack() with the goroutine.
+  const stack = context.stacktrace === true && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';
+  context.logger.error(`Recovered from panic in server: "${context.server}" ${errorMessage(error)}${stack}`);
   context.onPanic?.(context.server, error);
   finish(context, req, w, Rcode.SERVFAIL);
 }

@@ -235,10 +235,10 @@ export class DohListener extends Listener {
     if ((mark < 0 ? url : url.slice(0, mark)) !== DOH_PATH) return this.httpError(res, 404, '');
     if (req.method === 'GET') {
       const wire = dnsParameter(mark < 0 ? '' : url.slice(mark + 1));
-      if (wire === undefined) return this.httpError(res, 400, 'invalid request');
+      if (wire === undefined) return this.badRequest(res, "no valid 'dns' query parameter");
       return this.onQuery(req, res, wire);
     }
-    if (req.method !== 'POST') return this.httpError(res, 400, 'invalid request');
+    if (req.method !== 'POST') return this.badRequest(res, `method not allowed: ${req.method ?? ''}`);
     const chunks: Buffer[] = [];
     let size = 0;
     // The whole body must arrive within the read timeout (Go's http.Server ReadTimeout).
@@ -250,7 +250,7 @@ export class DohListener extends Listener {
       clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
-      this.httpError(res, 400, 'invalid request', () => req.destroy());
+      this.badRequest(res, 'http: request body too large', () => req.destroy());
     };
     const onEnd = (): void => {
       clearTimeout(timer);
@@ -261,10 +261,16 @@ export class DohListener extends Listener {
     req.on('error', () => clearTimeout(timer));
   }
 
+  /** CoreDNS's 400 for a request it cannot parse, and its `[DEBUG]` line saying why (*debug*). */
+  private badRequest(res: HttpResponse, reason: string, then?: () => void): void {
+    this.options.logger.debug(`DoH request could not be parsed: ${reason}`);
+    this.httpError(res, 400, 'invalid request', then);
+  }
+
   private onQuery(req: HttpRequest, res: HttpResponse, wire: Buffer): void {
     const verdict = readQuery(wire, this.dohHeader);
     // CoreDNS answers 400 to a message it cannot unpack; NOTIMP is a DNS answer like over TCP.
-    if (verdict === Verdict.Drop || verdict === Verdict.FormErr) return this.httpError(res, 400, 'invalid request');
+    if (verdict === Verdict.Drop || verdict === Verdict.FormErr) return this.badRequest(res, 'not a DNS query');
     if (verdict !== Verdict.Accept) return this.respond(res, rejectReply(wire, verdict, this.dohHeader)!);
     const socket = req.socket;
     const query = new Request(wire, this.dohHeader, 'tcp', clientAddress(socket.remoteAddress ?? ''), socket.remotePort ?? 0);

@@ -23,7 +23,7 @@ export { encodeReply, packetRcode, wireRcode } from './response.js';
 export { compressReply } from './compress.js';
 
 // EDNS.
-export { EDNS_OPTION_EDE, edeOption, replyOpt } from './edns.js';
+export { EDNS_OPTION_EDE, edeOption, replyOpt, withReplyOption } from './edns.js';
 export type { ReplyOptOptions } from './edns.js';
 
 // Records as text, zone files, RFC 8482 answers.
@@ -40,6 +40,9 @@ export type { ResponseClass } from './response-type.js';
 export { formatIp, isIpv6Text, parseIp, to4, writeIpv4, writeIpv6 } from './ip.js';
 export { splitHostPort } from './address.js';
 export type { HostPort } from './address.js';
+
+// Messages as CoreDNS's [DEBUG] lines dump them.
+export { hexdump } from './hexdump.js';
 
 // The Corefile parser (the *reload* plugin hashes the parsed file as CoreDNS does).
 export { parseCorefile } from '@foghorn/corefile';

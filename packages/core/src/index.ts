@@ -53,7 +53,7 @@ export type { Logger, LogSink } from './logger.js';
 // Reading the Corefile in setup: the dispenser (Controller's verbs) and CoreDNS's helpers.
 export { Dispenser, errorAt, formatDuration, parseDuration } from '@foghorn/corefile';
 export type { Token } from '@foghorn/corefile';
-export { atoi, checkDirectory, durationArg, ERR_ONCE, errOnce, fallthroughZones, integerInRange, readableFile, zonesFromArgs } from './parse.js';
+export { atoi, checkDirectory, durationArg, ERR_ONCE, errOnce, fallthroughZones, integerInRange, readableFile, rootedPath, zonesFromArgs } from './parse.js';
 export type { ZonesFromArgsOptions } from './parse.js';
 export { goRegExp, regExpGroups } from './goregexp.js';
 export { pollEvery } from './poll.js';

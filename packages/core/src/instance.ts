@@ -55,7 +55,7 @@ export interface BuildContext {
   readonly onEnter?: (req: Request, plugin: string) => void;
 }
 
-export type HookKind = 'startup' | 'shutdown' | 'restart' | 'restartFailed' | 'finalShutdown';
+export type HookKind = 'startup' | 'startupComplete' | 'shutdown' | 'restart' | 'restartFailed' | 'finalShutdown';
 
 /** The zones one listen address serves. */
 export interface AddressPlan {
@@ -73,8 +73,10 @@ export interface AddressPlan {
 
 /** A fully set-up configuration, not yet started. */
 export class Instance {
-  readonly hooks: Record<HookKind, Hook[]> = { startup: [], shutdown: [], restart: [], restartFailed: [], finalShutdown: [] };
+  readonly hooks: Record<HookKind, Hook[]> = { startup: [], startupComplete: [], shutdown: [], restart: [], restartFailed: [], finalShutdown: [] };
   readonly addresses: AddressPlan[] = [];
+  /** A block has *debug* (`ServerSettings.debug`): the server prints `[DEBUG]` lines while this configuration serves. */
+  debug = false;
 
   constructor(readonly source: CorefileSource) {
     configurationStores.set(this, new CapabilityStore());
@@ -170,6 +172,7 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
     return chain;
   });
   planAddresses(states, chains, instance);
+  instance.debug = states.some((state) => state.settings.debug === true);
   return instance;
 }
 
@@ -352,6 +355,17 @@ class SetupController extends Dispenser implements Controller {
         await hook();
       } catch (error) {
         throw new StartupError(directive, first, error);
+      }
+    });
+  }
+  onStartupComplete(hook: Hook): void {
+    // Nobody awaits these (the server already serves): the plugin's logger reports a failure.
+    const log = this.log;
+    this.instance.hooks.startupComplete.push(async () => {
+      try {
+        await hook();
+      } catch (error) {
+        log.error(errorMessage(error));
       }
     });
   }

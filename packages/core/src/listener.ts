@@ -289,6 +289,7 @@ export class Listener {
       routes: new RouteTable([]),
       acceptAnyClass: false,
       logger: options.logger,
+      stacktrace: false,
       ...(events ? { onPanic: (server: string, error: unknown) => events.panic(server, error) } : {}),
     };
     this.guard = new TcpGuard(options.tcpLimits ?? defaultTcpLimits(), options.budget, (reason) => this.reportEviction(reason));
@@ -297,6 +298,7 @@ export class Listener {
   /** Takes the settings of the blocks served here: before {@link listen}, and again on every reload. */
   configure(settings: ServerSettings): void {
     this.settings = settings;
+    this.routing.stacktrace = settings.debug === true || settings.stacktrace === true;
   }
 
   get host(): string {

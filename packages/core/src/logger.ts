@@ -53,7 +53,27 @@ class PrefixedLogger implements Logger {
   }
 }
 
-/** A root logger. Debug lines are dropped unless `debug` returns true (CoreDNS's `debug` plugin). */
-export function createLogger(sink: LogSink = stdoutSink, debug: () => boolean = () => false): Logger {
+/**
+ * CoreDNS's `log.D`: whether loggers made without a `debug` predicate print `[DEBUG]` lines.
+ * Process-wide, as in CoreDNS: the server turns it on while any block of the configuration it
+ * serves has *debug*, and off again when a reload drops the last one.
+ */
+let debugLogging = false;
+
+/** Turns {@link debugLogging} on or off; the server's, for *debug*. */
+export function setDebugLogging(on: boolean): void {
+  debugLogging = on;
+}
+
+/** Whether `[DEBUG]` lines are printed now (CoreDNS's `log.D.Value()`). */
+export function isDebugLogging(): boolean {
+  return debugLogging;
+}
+
+/**
+ * A root logger. Debug lines are printed while `debug` returns true; by default while the server
+ * serves a configuration with *debug* ({@link isDebugLogging}).
+ */
+export function createLogger(sink: LogSink = stdoutSink, debug: () => boolean = isDebugLogging): Logger {
   return new PrefixedLogger(sink, '', debug);
 }

@@ -30,6 +30,8 @@ export async function lookupVia(next: Handler | null, caller: string, from: Requ
   const req = Request.fromWire(wire, from.transport, from.remoteAddress, from.remotePort);
   req.zone = from.zone;
   req.server = from.server;
+  // The lookup is part of the query: it gives up when the query does (CoreDNS passes its context).
+  req.deadline = from.deadline;
   let reply: Packet | undefined;
   const capture: ResponseWriter = {
     write(msg) {

@@ -5,9 +5,11 @@
  */
 import { errorMessage } from './errors.js';
 import { accessSync, constants, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { errorAt, parseDuration } from '@foghorn/corefile';
 import type { CorefileError, Dispenser, Token } from '@foghorn/corefile';
 import { parseServerKey } from './keys.js';
+import type { ServerSettings } from './plugin.js';
 
 /** CoreDNS's `plugin.ErrOnce` text. */
 export const ERR_ONCE = 'this plugin can only be used once per Server Block';
@@ -123,4 +125,18 @@ export function readableFile(at: Token, what: string): void {
     throw errorAt(at, `${what} '${path}': ${errnoText(error)}`, { cause: error });
   }
   if (directory) throw errorAt(at, `${what} '${path}': is a directory`);
+}
+
+/**
+ * A file path from the Corefile as the plugin should open it: joined to the block's *root*
+ * directory when it is relative and *root* is set (CoreDNS's `filepath.Join(config.Root, path)`),
+ * else as written, relative to the working directory. Call it in setup, where *root*, first in
+ * the directive list, has already been read.
+ *
+ * @example
+ * const file = rootedPath(c, c.val());   // `root /etc/coredns` + `file db.example.org`
+ */
+export function rootedPath(c: { readonly settings: ServerSettings }, path: string): string {
+  const root = c.settings.root;
+  return root === undefined || root === '' || isAbsolute(path) ? path : join(root, path);
 }

@@ -63,11 +63,25 @@ export interface TlsSettings {
 
 /**
  * Per-block server settings filled by setup-only directives, CoreDNS's `dnsserver.Config`: the
- * *tls* certificate and the *timeouts* of connection-oriented transports (TCP, DoT, DoH).
- * When several blocks share a listener, the last block that sets a field wins, as in CoreDNS.
+ * *tls* certificate, the *timeouts* of connection-oriented transports (TCP, DoT, DoH), *root*'s
+ * directory and *debug*. When several blocks share a listener, the last block that sets a field
+ * wins, as in CoreDNS.
  */
 export interface ServerSettings {
   tls?: TlsSettings;
+  /**
+   * The directory relative file paths of this block resolve against (*root*, CoreDNS's
+   * `config.Root`); the working directory when absent. *root* is first in the directive list,
+   * so every plugin's setup sees it: resolve paths with `rootedPath(c, path)`.
+   */
+  root?: string;
+  /**
+   * *debug*: recovered panics are logged with their stack trace, and `[DEBUG]` lines are printed
+   * (process-wide, as in CoreDNS, while any block of the configuration has it).
+   */
+  debug?: boolean;
+  /** *errors*' `stacktrace`: recovered panics are logged with their stack trace. */
+  stacktrace?: boolean;
   /** Time to read a query (for TCP and DoT, the first one on a connection); CoreDNS's default is 3 s. */
   readTimeoutMs?: number;
   /** Time a blocked reply may take to drain; CoreDNS's default is 5 s. */
@@ -119,6 +133,13 @@ export interface Controller extends Dispenser {
   addHandler(factory: HandlerFactory): void;
   /** Runs when the server starts, and on every reload for the new configuration. */
   onStartup(hook: Hook): void;
+  /**
+   * Runs once this configuration serves: its listeners are open, at start and after each
+   * successful reload (caddy's instance-startup event, when CoreDNS lists its zones). The server
+   * does not wait for it: such hooks run one after another in the background, and an error is
+   * logged as `[ERROR] plugin/<directive>: …` (*on*'s `startup` commands).
+   */
+  onStartupComplete(hook: Hook): void;
   /** Runs when this configuration stops: after a successful reload, and at exit. */
   onShutdown(hook: Hook): void;
   /** Runs on this (old) configuration before a reload starts the new one. */

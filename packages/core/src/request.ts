@@ -82,6 +82,15 @@ export class Request {
   handler = '';
   /** The plugin that wrote the reply, '' until one did (or when the server wrote it). */
   writtenBy = '';
+  /**
+   * When the query should be given up, in `performance.now()` milliseconds; `Infinity` when no
+   * plugin set one. CoreDNS's context deadline: *cancel* sets it ({@link cancelAfter}), and a
+   * plugin that waits on I/O (*forward*) stops waiting when it passes and returns SERVFAIL. Only
+   * a plugin that waits reads it, so a query answered synchronously never looks at the clock for
+   * it. A plugin that needs an `AbortSignal` makes one:
+   * `AbortSignal.timeout(Math.max(0, req.deadline - performance.now()))`.
+   */
+  deadline = Infinity;
   private decoded: Packet | undefined;
   private readonly udpSizeOffset: number;
   /** See {@link startTime}: -1 until a plugin times the query. */
@@ -187,6 +196,16 @@ export class Request {
   elapsedMs(): number {
     const start = this.startTime();
     return (this.replyTime >= 0 ? this.replyTime : performance.now()) - start;
+  }
+
+  /**
+   * Sets {@link deadline} to `ms` after {@link startTime}, unless an earlier deadline is set
+   * (CoreDNS's `context.WithTimeout`, which never extends its parent's deadline). The start is
+   * the clock read log and prometheus take anyway, so with either of them this reads no clock.
+   */
+  cancelAfter(ms: number): void {
+    const deadline = this.startTime() + ms;
+    if (deadline < this.deadline) this.deadline = deadline;
   }
 
   /** The listener's writer calls this as it sends a reply; only a timed query reads the clock. */

@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import type { SharedKey } from './capability.js';
 import { buildInstance } from './instance.js';
 import type { BuildContext, DirectiveEntry, Instance } from './instance.js';
-import { createLogger } from './logger.js';
+import { createLogger, isDebugLogging, setDebugLogging } from './logger.js';
 import { counter } from './metrics.js';
 import type { Logger } from './logger.js';
 import { DohListener } from './doh-listener.js';
@@ -129,6 +129,8 @@ export class Server {
     if (switches !== undefined) this.logger.warning(switches);
     const source = await this.options.loadCorefile();
     const instance = await buildInstance(source, this.context(false));
+    // CoreDNS sets log.D as it makes the servers, before their startup hooks run.
+    setDebugLogging(instance.debug);
     const hookErrors = await instance.runHooks('startup');
     if (hookErrors.length > 0) {
       await instance.runHooks('shutdown');
@@ -142,6 +144,12 @@ export class Server {
       throw error;
     }
     this.instance = instance;
+    this.startupComplete(instance);
+  }
+
+  /** Runs the configuration's `onStartupComplete` hooks in the background (each logs its own failure). */
+  private startupComplete(instance: Instance): void {
+    if (instance.hooks.startupComplete.length > 0) void instance.runHooks('startupComplete');
   }
 
   /**
@@ -178,12 +186,15 @@ export class Server {
       return false;
     }
     await old.runHooks('restart');
+    const debug = isDebugLogging();
+    setDebugLogging(next.debug);
     const startErrors = await next.runHooks('startup');
     try {
       if (startErrors.length > 0) throw startErrors[0]!;
       await this.activate(next);
     } catch (error) {
       await next.runHooks('shutdown');
+      setDebugLogging(debug);
       await old.runHooks('restartFailed');
       this.logger.error(`Restart failed: ${errorMessage(error)}`);
       this.lastReloadError = asError(error);
@@ -193,6 +204,7 @@ export class Server {
     this.lastReloadError = undefined;
     await old.runHooks('shutdown');
     this.logger.info('Reloading complete');
+    this.startupComplete(next);
     return true;
   }
 

@@ -34,7 +34,7 @@ export interface ConsolidateRule {
 
 /** What an `errors` line configures. */
 export interface ErrorsOptions {
-  /** `stacktrace`: accepted for CoreDNS's Corefiles, and has no effect: recovered panics are logged without a stack. */
+  /** `stacktrace`: recovered panics in this block are logged with their stack trace (`ServerSettings.stacktrace`). */
   readonly stacktrace: boolean;
   /** Consolidation patterns in file order; only the first matching one counts an error. */
   readonly consolidate: readonly ConsolidateRule[];
@@ -123,6 +123,7 @@ export const setup = (c: Controller): void => setupWith()(c);
 export function setupWith(timers?: Timers): (c: Controller) => void {
   return function setup(c: Controller): void {
     const options = parseErrors(c);
+    if (options.stacktrace) c.settings.stacktrace = true;
     const errors = new Errors(options.consolidate, c.log, timers);
     // Pending counts are printed when this configuration stops (reload or exit), then counting ends.
     c.onShutdown(() => errors.stop());

@@ -6,8 +6,8 @@
 // Bindings, not globals: per query (docs/architecture.md, "Per-query code").
 import { performance } from 'node:perf_hooks';
 import { errorMessage, isSubdomain, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
-import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
-import { wireRcode } from '@foghorn/core/wire';
+import type { Handler, HandlerResult, Logger, Request, ResponseWriter } from '@foghorn/core';
+import { hexdump, wireRcode } from '@foghorn/core/wire';
 import type { ForwardMetrics } from './metrics.js';
 import { createPolicy } from './policy.js';
 import type { Orderer } from './policy.js';
@@ -56,6 +56,8 @@ export class Forward implements Handler {
     readonly options: ForwardOptions,
     readonly proxies: readonly Proxy[],
     private readonly metrics: ForwardMetrics,
+    /** The `[DEBUG]` lines of an odd reply (*debug*). */
+    private readonly log: Logger,
     runtime: Partial<ForwardRuntime> = {},
   ) {
     this.runtime = resolveRuntime(runtime);
@@ -79,9 +81,12 @@ export class Forward implements Handler {
       this.metrics.maxConcurrentRejects.inc();
       throw new PluginError(this.limitMessage, { rcode: Rcode.REFUSED });
     }
-    // One clock read starts both the budget and the first exchange's duration.
+    // One clock read starts both the budget and the first exchange's duration. The query's own
+    // deadline (*cancel*) ends the budget sooner: no attempt starts after it, and the one in
+    // flight stops waiting at it (CoreDNS's loop checks ctx.Err() before each attempt).
     const started = performance.now();
-    const attempt = new Attempt(this, req, w, this.orderer.list(this.proxies), started, started + this.runtime.budgetMs);
+    const budgetEnd = Math.min(started + this.runtime.budgetMs, req.deadline);
+    const attempt = new Attempt(this, req, w, this.orderer.list(this.proxies), started, budgetEnd);
     const result = new Promise<number>((settle, fail) => {
       attempt.settle = settle;
       attempt.fail = fail;
@@ -168,6 +173,8 @@ export class Forward implements Handler {
       return;
     }
     if (!isMatchingResponse(reply)) {
+      // CoreDNS's debug.Hexdumpf (the reply carries the client's ID there by now); a rare path.
+      this.log.debug(`Wrong reply for id: ${req.id}, ${req.name} ${req.qtype}\n${hexdump(reply)}`);
       a.w.write(replyTo(req, Rcode.FORMERR));
       return this.end(a, 0);
     }

@@ -386,7 +386,7 @@ export function setupWith(runtime: Partial<ForwardRuntime> = {}): (c: Controller
     const metrics = c.shared(ForwardMetricsKey, () => createForwardMetrics(c.registry));
     const resolved = resolveRuntime(runtime);
     const forwards = all.map(
-      (options) => new Forward(options, options.upstreams.map((u) => new Proxy(u, options, metrics, resolved.probeTimeoutMs)), metrics, resolved),
+      (options) => new Forward(options, options.upstreams.map((u) => new Proxy(u, options, metrics, resolved.probeTimeoutMs)), metrics, c.log, resolved),
     );
     for (const forward of forwards) resolved.onForward?.(forward);
     c.onStartup(() => {

@@ -101,6 +101,8 @@ export function setup(c: Controller): void {
         const x = longestMatch(xfrs, zone);
         if (!x) return;
         void sendNotifies(x, zone).then((errors) => {
+          // Go's %q and %v of CoreDNS's line: "example.org." and [10.0.0.1:53 *].
+          c.log.debug(`Sent notifies for zone ${JSON.stringify(zone)} to [${x.to.join(' ')}]`);
           if (errors.length > 0) c.log.warning(`Failed sending notifies: ${errors.map((e) => e.message).join('\n')}`);
         });
       });
