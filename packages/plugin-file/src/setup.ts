@@ -4,8 +4,8 @@
  * refuses the Corefile with its `file:line`; reloading starts with the server.
  */
 import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
-import { durationArg, errorAt, errorMessage, fallthroughZones, Transferers, zonesFromArgs } from '@foghorn/core';
+import { resolve } from 'node:path';
+import { durationArg, errorAt, errorMessage, fallthroughZones, rootedPath, Transferers, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { ZoneData } from './zone.js';
 import { File } from './handler.js';
@@ -18,7 +18,7 @@ export const defaultReloadMs = 60_000;
 export interface ZoneConfig {
   /** Lower-case, fully qualified origin. */
   readonly origin: string;
-  /** The zone file's path, resolved against the working directory (CoreDNS without *root*). */
+  /** The zone file's path: a relative one joined to the block's *root*, then made absolute against the working directory. */
   readonly file: string;
   /** How often the file is checked for a new SOA serial; 0 never. */
   readonly reloadMs: number;
@@ -45,8 +45,9 @@ export function parseFile(c: Controller): FileOptions {
   while (c.next()) {
     if (!c.nextArg()) throw c.argError();
     const fileToken = c.token();
-    const name = c.val();
-    const file = isAbsolute(name) ? name : resolve(name);
+    // CoreDNS's messages name the path joined to *root*, as opened.
+    const name = rootedPath(c, c.val());
+    const file = resolve(name);
     const args = c.remainingArgs();
     const origins = zonesFromArgs(c, args);
     let text: string | undefined;

@@ -30,7 +30,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { atoi, defineShared, durationArg, errorAt, errorMessage, normalizeZone, Rcode, zonesFromArgs } from '@foghorn/core';
+import { atoi, defineShared, durationArg, errorAt, errorMessage, normalizeZone, Rcode, rootedPath, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { Forward, resolveRuntime } from './handler.js';
 import type { ForwardRuntime } from './handler.js';
@@ -166,7 +166,8 @@ function readTlsFile(c: Controller, path: string, what: string): Buffer {
 
 /** `tls [CERT KEY] [CA]`: 0 args, CA; CERT KEY; or CERT KEY CA. */
 function parseTls(c: Controller): TlsFiles {
-  const args = c.remainingArgs();
+  // Relative paths are under the block's *root*, as CoreDNS joins them.
+  const args = c.remainingArgs().map((path) => rootedPath(c, path));
   if (args.length > 3) throw c.argError();
   if (args.length === 0) return {};
   if (args.length === 1) return { ca: readTlsFile(c, args[0] ?? '', 'CA') };

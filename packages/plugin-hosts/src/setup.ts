@@ -5,7 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { errOnce, errorMessage, fallthroughZones, parseDuration, pollEvery, zonesFromArgs } from '@foghorn/core';
+import { errOnce, errorMessage, fallthroughZones, parseDuration, pollEvery, rootedPath, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Logger } from '@foghorn/core';
 import { Hosts, HostsData } from './handler.js';
 import { parseHostsFile } from './hostsfile.js';
@@ -15,7 +15,7 @@ import type { HostsMetrics } from './metrics.js';
 
 /** One block's `hosts` configuration. */
 export interface HostsOptions {
-  /** The hosts file, `/etc/hosts` by default; relative paths are relative to the working directory. */
+  /** The hosts file, `/etc/hosts` by default; a relative path is joined to the block's *root*, else relative to the working directory. */
   readonly path: string;
   /** Zones served: the arguments after FILE, else the server block's. */
   readonly origins: readonly string[];
@@ -51,7 +51,7 @@ export function parseHosts(c: Controller): HostsOptions {
     if (seen++ > 0) throw errOnce(c);
     const args = c.remainingArgs();
     if (args.length >= 1) {
-      path = args.shift()!;
+      path = rootedPath(c, args.shift()!);
       checkFile(c, path);
     }
     if (args.length > 0) origins = zonesFromArgs(c, args);

@@ -2,7 +2,7 @@
  * Parsing `loadbalance [round_robin | weighted WEIGHTFILE] { reload DURATION | prefer CIDR... }`
  * (CoreDNS `plugin/loadbalance/setup.go`) and wiring the handler and the weight file.
  */
-import { errorMessage, nextOrFailure, parseDuration } from '@foghorn/core';
+import { errorMessage, nextOrFailure, parseDuration, rootedPath } from '@foghorn/core';
 import type { Controller, Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
 import { Balancer, BalancingWriter } from './balance.js';
 import { parseCidr } from './ip.js';
@@ -55,7 +55,7 @@ export function parseLoadbalance(c: Controller): LoadbalanceOptions {
         }
       }
       // A weighted directive replaces everything configured before it, prefer subnets included.
-      options = { policy: 'weighted', weightFile: args[1]!, reloadMs, prefer: [] };
+      options = { policy: 'weighted', weightFile: rootedPath(c, args[1]!), reloadMs, prefer: [] };
     } else {
       // CoreDNS gives this error no position; ours has one, like every other.
       throw c.error(`unknown policy: ${policy}`);

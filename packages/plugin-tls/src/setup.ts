@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
-import { errorAt, errorMessage } from '@foghorn/core';
+import { errorAt, errorMessage, rootedPath } from '@foghorn/core';
 import type { ClientAuth, Controller, TlsSettings, Token } from '@foghorn/core';
 
 /** What a `tls` line says, before any file is read. */
@@ -44,8 +44,9 @@ export function parseTls(c: Controller): TlsOptions & { readonly at: Token } {
       if (!clientAuths.has(values[0]!)) throw c.error(`unknown authentication type '${values[0]}'`);
       clientAuth = values[0] as ClientAuth;
     }
+    // Relative paths are under the block's *root* (CoreDNS joins them to config.Root).
     const [cert, key, ca] = args;
-    parsed = { cert: cert!.text, key: key!.text, ...(ca ? { ca: ca.text } : {}), clientAuth, at: cert! };
+    parsed = { cert: rootedPath(c, cert!.text), key: rootedPath(c, key!.text), ...(ca ? { ca: rootedPath(c, ca.text) } : {}), clientAuth, at: cert! };
   }
   if (!parsed) throw c.argError();
   return parsed;
