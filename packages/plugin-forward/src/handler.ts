@@ -15,7 +15,7 @@ import { HEALTH_PROBE_TIMEOUT_MS } from './proxy.js';
 import type { Proxy, WireTransport } from './proxy.js';
 import type { ReplyWaiter } from './transport.js';
 import type { ForwardOptions } from './setup.js';
-import { isMatchingResponse, isNoData, isTruncated, scrubOpt } from './wire.js';
+import { isMatchingResponse, isNoData, isTruncated, scrubOpt, withId } from './wire.js';
 
 /** Timing and randomness a test may replace. */
 export interface ForwardRuntime {
@@ -174,7 +174,7 @@ export class Forward implements Handler {
     }
     if (!isMatchingResponse(reply)) {
       // CoreDNS's debug.Hexdumpf (the reply carries the client's ID there by now); a rare path.
-      this.log.debug(`Wrong reply for id: ${req.id}, ${req.name} ${req.qtype}\n${hexdump(reply)}`);
+      this.log.debug(`Wrong reply for id: ${req.id}, ${req.name} ${req.qtype}\n${hexdump(withId(reply, req.id))}`);
       a.w.write(replyTo(req, Rcode.FORMERR));
       return this.end(a, 0);
     }
