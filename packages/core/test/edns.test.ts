@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import dnsPacket from 'dns-packet';
 import type { OptAnswer, Packet } from 'dns-packet';
-import { EDNS_OPTION_EDE, edeOption, replyOpt } from '../src/edns.js';
+import { EDNS_OPTION_EDE, edeOption, replyOpt, withReplyOption } from '../src/edns.js';
 import { Request } from '../src/request.js';
 import { encodeReply, replyTo } from '../src/response.js';
 
@@ -58,4 +58,47 @@ test('the writer adds an OPT only to replies to queries that had one', () => {
   const opt = decodedOpt(encodeReply(edns, replyTo(edns)));
   assert.equal(opt.udpPayloadSize, 2048);
   assert.equal(opt.flags, 0);
+});
+
+/** An encoded reply to example.org A with one answer, `additionals` after it. */
+function encodedReply(additionals: Packet['additionals']): Buffer {
+  return dnsPacket.encode({
+    type: 'response',
+    id: 9,
+    flags: 0x8180,
+    questions: [{ name: 'example.org', type: 'A', class: 'IN' }],
+    answers: [{ type: 'A', name: 'example.org', ttl: 60, data: '192.0.2.1' }],
+    additionals,
+  });
+}
+const nsid = { code: 3, data: Buffer.from('ns1') };
+const optionsOf = (wire: Buffer): [number, string][] =>
+  ((decodedOpt(wire).options ?? []) as unknown as { code: number; data: Buffer }[]).map((o) => [o.code, Buffer.from(o.data).toString()]);
+
+test('withReplyOption adds an OPT record with the option to a reply without one', () => {
+  const wire = withReplyOption(encodedReply([{ type: 'A', name: 'ns.example.org', ttl: 60, data: '192.0.2.53' }]), nsid, 4096, true)!;
+  const decoded = dnsPacket.decode(wire);
+  assert.equal(decoded.answers?.length, 1);
+  assert.deepEqual(decoded.additionals?.map((rr) => rr.type), ['A', 'OPT']);
+  assert.equal(decodedOpt(wire).udpPayloadSize, 4096);
+  assert.equal(decodedOpt(wire).flag_do, true);
+  assert.deepEqual(optionsOf(wire), [[3, 'ns1']]);
+});
+
+test('withReplyOption appends the option to an OPT record, or replaces one of the same code where it stands', () => {
+  const opt = (options: { code: number; data: Buffer }[]): OptAnswer =>
+    ({ type: 'OPT', name: '.', udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options }) as unknown as OptAnswer;
+  const cookie = { code: 10, data: Buffer.from('cookie00') };
+  const appended = withReplyOption(encodedReply([opt([cookie])]), nsid, 4096, false)!;
+  assert.deepEqual(optionsOf(appended), [[10, 'cookie00'], [3, 'ns1']]);
+  // The OPT's own size is kept: the scrub, not this, decides it.
+  assert.equal(decodedOpt(appended).udpPayloadSize, 1232);
+  const replaced = withReplyOption(encodedReply([opt([{ code: 3, data: Buffer.from('upstream') }, cookie])]), nsid, 4096, false)!;
+  assert.deepEqual(optionsOf(replaced), [[3, 'ns1'], [10, 'cookie00']]);
+});
+
+test('withReplyOption gives null for a reply whose records cannot be walked', () => {
+  const wire = encodedReply([]);
+  assert.equal(withReplyOption(wire.subarray(0, wire.length - 3), nsid, 1232, false), null);
+  assert.equal(withReplyOption(Buffer.from([0, 9, 0x81, 0x80, 0, 0, 0, 0, 0, 0, 0, 0]), nsid, 1232, false), null);
 });

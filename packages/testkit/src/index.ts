@@ -111,6 +111,8 @@ export interface QueryOptions {
   udpSize?: number;
   /** Sets the DO bit (implies OPT). */
   dnssecOk?: boolean;
+  /** EDNS options of the OPT record (implies OPT): `{ code: 3, data: Buffer.alloc(0) }` asks for NSID. */
+  ednsOptions?: readonly { readonly code: number; readonly data: Buffer }[];
   /** Header flags, RD by default. */
   flags?: number;
   class?: 'IN' | 'CH' | 'HS' | 'ANY';
@@ -124,7 +126,7 @@ export function makeQuery(name: string, type: RecordType, options: QueryOptions 
     flags: options.flags ?? dnsPacket.RECURSION_DESIRED,
     questions: [{ name, type, class: options.class ?? 'IN' }],
   };
-  if (options.udpSize !== undefined || options.dnssecOk) {
+  if (options.udpSize !== undefined || options.dnssecOk || options.ednsOptions !== undefined) {
     packet.additionals = [
       {
         type: 'OPT',
@@ -134,7 +136,8 @@ export function makeQuery(name: string, type: RecordType, options: QueryOptions 
         ednsVersion: 0,
         flags: options.dnssecOk ? dnsPacket.DNSSEC_OK : 0,
         flag_do: options.dnssecOk ?? false,
-        options: [],
+        // dns-packet encodes any option given as a raw { code, data }.
+        options: (options.ednsOptions ?? []) as never,
       },
     ];
   }
