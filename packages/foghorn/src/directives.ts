@@ -19,10 +19,14 @@ interface Entry {
 }
 
 const order: readonly Entry[] = [
+  { name: 'root', packageName: '@foghorn/plugin-root', why: 'setup-only; first, as in plugin.cfg, so every plugin that reads a file sees the block\'s root directory in its setup' },
+  { name: 'cancel', packageName: '@foghorn/plugin-cancel', why: 'first handler: gives the query its deadline before any plugin below could wait on I/O' },
   { name: 'timeouts', packageName: '@foghorn/plugin-timeouts', why: 'setup-only; sets the connection timeouts of the block, read when its listeners are planned' },
   { name: 'reload', packageName: '@foghorn/plugin-reload', why: 'setup-only; watches the Corefile, first so a broken reload is noticed before anything else' },
-  { name: 'bufsize', packageName: '@foghorn/plugin-bufsize', why: 'first handler: lowers the EDNS UDP size before any plugin reads it or forward sends the query on' },
+  { name: 'nsid', packageName: '@foghorn/plugin-nsid', why: 'wraps the writer before everything below, so every reply to an NSID query, cache hits and errors written by plugins included, carries the identifier' },
+  { name: 'bufsize', packageName: '@foghorn/plugin-bufsize', why: 'lowers the EDNS UDP size before any plugin below reads it or forward sends the query on (cancel and nsid above do not read it)' },
   { name: 'bind', packageName: '@foghorn/plugin-bind', why: 'setup-only; decides the listen addresses before any listener is planned' },
+  { name: 'debug', packageName: '@foghorn/plugin-debug', why: 'setup-only; marks the block for [DEBUG] lines and panic stacks, read when the configuration starts' },
   { name: 'ready', packageName: '@foghorn/plugin-ready', why: 'setup-only; before health so /ready closes before the lameduck wait on shutdown' },
   { name: 'health', packageName: '@foghorn/plugin-health', why: 'setup-only; its lameduck shutdown hook runs after ready closed' },
   { name: 'prometheus', packageName: '@foghorn/plugin-prometheus', why: 'outermost handler: counts every query and reply, including errors below' },
@@ -45,6 +49,7 @@ const order: readonly Entry[] = [
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
   { name: 'erratic', packageName: '@foghorn/plugin-erratic', why: 'test answerer that never calls next: after forward, before whoami, as in plugin.cfg' },
   { name: 'whoami', packageName: '@foghorn/plugin-whoami', why: 'debug answerer; never calls next, so it sits at the end' },
+  { name: 'on', packageName: '@foghorn/plugin-on', why: 'no handler: lifecycle commands; last, as in plugin.cfg, so its shutdown commands run after every other plugin\'s shutdown hooks' },
 ];
 
 /** Directive names that are aliases of another (CoreDNS calls the prometheus plugin `metrics` too). */
