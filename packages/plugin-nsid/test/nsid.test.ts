@@ -9,7 +9,9 @@ import bind from '@foghorn/plugin-bind';
 import cache from '@foghorn/plugin-cache';
 import forward from '@foghorn/plugin-forward';
 import whoami from '@foghorn/plugin-whoami';
-import { directivesOf, query, rcodeOf, reply, startServer, upstreamFor } from '@foghorn/testkit';
+import { replyTo } from '@foghorn/core';
+import { edeOption, replyOpt } from '@foghorn/core/wire';
+import { directivesOf, query, rcodeOf, reply, startServer, testPlugin, upstreamFor } from '@foghorn/testkit';
 import nsid from '../src/index.js';
 
 const directives = directivesOf(nsid, bind, cache, forward, whoami);
@@ -78,4 +80,27 @@ test('a reply the server writes itself (no zone: REFUSED) echoes the empty NSID 
   const refused = await query({ port: server.port() }, 'example.net', 'A', { ednsOptions: askNsid });
   assert.equal(rcodeOf(refused), 'REFUSED');
   assert.deepEqual(optionsOf(refused), [[3, '']]);
+});
+
+test('a reply written with its own OPT (an extended error) keeps it and gains the NSID; the message is not changed', async (t) => {
+  const written: Packet[] = [];
+  const blocked = testPlugin('blocked', () => ({
+    name: 'blocked',
+    serveDNS(req, w) {
+      const msg = replyTo(req, 5);
+      msg.additionals = [replyOpt(req, { options: [edeOption(15, 'blocked')] })];
+      written.push(msg);
+      w.write(msg);
+      return 5;
+    },
+  }));
+  const server = await startServer('.:0 {\n  bind 127.0.0.1\n  nsid NSID\n  blocked\n}\n', { directives: directivesOf(nsid, bind, blocked) });
+  t.after(() => server.close());
+  for (const transport of ['udp', 'tcp'] as const) {
+    const answer = await query({ port: server.port() }, 'ads.example.org', 'A', { transport, ednsOptions: askNsid });
+    assert.equal(rcodeOf(answer), 'REFUSED');
+    assert.deepEqual(optionsOf(answer), [[15, '\u0000\u000fblocked'], [3, 'NSID']]);
+  }
+  // What the plugin wrote still has only its own option.
+  assert.deepEqual(written.map((msg) => optionsOf(msg).map(([code]) => code)), [[15], [15]]);
 });
