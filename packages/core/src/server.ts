@@ -147,9 +147,13 @@ export class Server {
     this.startupComplete(instance);
   }
 
-  /** Runs the configuration's `onStartupComplete` hooks in the background (each logs its own failure). */
+  /**
+   * Runs the configuration's `onStartupComplete` hooks in the background (each logs its own
+   * failure), from the next turn of the event loop: whoever awaited start() or reload() (the CLI
+   * printing its zones and banner, as CoreDNS does before caddy's startup event) goes first.
+   */
   private startupComplete(instance: Instance): void {
-    if (instance.hooks.startupComplete.length > 0) void instance.runHooks('startupComplete');
+    if (instance.hooks.startupComplete.length > 0) setImmediate(() => void instance.runHooks('startupComplete'));
   }
 
   /**
