@@ -45,7 +45,7 @@ function typeName(qtype: number): string {
 export class Request {
   /** Message ID. */
   readonly id: number;
-  /** Header flag bits as received (opcode, RD, CD, AD, ...). */
+  /** Header flag bits as received (opcode, RD, CD, AD, ...); only {@link setFlags} changes them. */
   readonly flags: number;
   /** Question name as the client sent it (case preserved), with a trailing dot. */
   readonly name: string;
@@ -173,6 +173,18 @@ export class Request {
     if (!this.hasEdns || this.udpSize <= max) return;
     this.raw.writeUInt16BE(max, this.udpSizeOffset);
     (this as { udpSize: number }).udpSize = max;
+    this.decoded = undefined;
+  }
+
+  /**
+   * Replaces the header's flag bits (the second 16-bit word: QR, opcode, AA, TC, RD, RA, Z, AD,
+   * CD, rcode) in {@link flags} and in {@link raw}, as CoreDNS's *header* plugin does to the
+   * request with `query set|clear`: every plugin after it sees the new bits, a reply built with
+   * `replyTo` copies them, and a plugin that passes the query on (*forward*) sends them.
+   */
+  setFlags(flags: number): void {
+    this.raw.writeUInt16BE(flags & 0xffff, 2);
+    (this as { flags: number }).flags = flags & 0xffff;
     this.decoded = undefined;
   }
 
