@@ -37,7 +37,8 @@ export { classNumber, ResponseType, responseClass, typeNumber, typify } from './
 export type { ResponseClass } from './response-type.js';
 
 // IP addresses and host:port text.
-export { formatIp, isIpv6Text, parseIp, to4, writeIpv4, writeIpv6 } from './ip.js';
+export { formatIp, isIpv6Text, parseCidr, parseIp, to4, writeIpv4, writeIpv6 } from './ip.js';
+export type { Cidr } from './ip.js';
 export { splitHostPort } from './address.js';
 export type { HostPort } from './address.js';
 

@@ -97,6 +97,34 @@ export function formatIp(ip: Uint8Array): string {
   return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
 }
 
+/** A network as Go's `net.ParseCIDR` gives it: the address bytes, masked, and the prefix length. */
+export interface Cidr {
+  /** 4 bytes for dotted IPv4, 16 for IPv6 text (`::ffff:10.0.0.0/104` stays 16), host bits zero. */
+  readonly network: Uint8Array;
+  readonly bits: number;
+}
+
+/**
+ * `net.ParseCIDR`: `ADDRESS/BITS`, the address as {@link parseIp} reads it and BITS decimal digits
+ * (leading zeros allowed, as Go's `dtoi` reads them) no more than the address has bits. Throws
+ * Go's `invalid CIDR address: TEXT`.
+ */
+export function parseCidr(text: string): Cidr {
+  const invalid = new Error(`invalid CIDR address: ${text}`);
+  const slash = text.indexOf('/');
+  if (slash < 0) throw invalid;
+  const network = parseIp(text.slice(0, slash));
+  const bitsText = text.slice(slash + 1);
+  if (network === null || !/^\d+$/.test(bitsText)) throw invalid;
+  const bits = Number(bitsText);
+  if (bits > network.length * 8) throw invalid;
+  for (let i = 0; i < network.length; i++) {
+    const left = bits - i * 8;
+    network[i]! &= left >= 8 ? 0xff : left <= 0 ? 0 : (0xff << (8 - left)) & 0xff;
+  }
+  return { network, bits };
+}
+
 /** The eight 16-bit groups of IPv6 text, or null. */
 function parseIpv6(text: string): number[] | null {
   const halves = text.split('::');

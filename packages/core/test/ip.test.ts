@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatIp, isIpv6Text, parseIp, to4, writeIpv4, writeIpv6 } from '../src/ip.js';
+import { formatIp, isIpv6Text, parseCidr, parseIp, to4, writeIpv4, writeIpv6 } from '../src/ip.js';
 
 test('parseIp reads what Go’s net.ParseIP reads, and nothing else', () => {
   assert.deepEqual(parseIp('192.0.2.1'), Uint8Array.of(192, 0, 2, 1));
@@ -32,4 +32,17 @@ test('to4, formatIp and isIpv6Text agree with Go and Node', () => {
   assert.equal(isIpv6Text('::1'), true);
   assert.equal(isIpv6Text('fe80::1%eth0'), true);
   assert.equal(isIpv6Text('127.0.0.1'), false);
+});
+
+test('parseCidr is Go’s net.ParseCIDR: the network masked, the family as written, Go’s error text', () => {
+  const text = (c: { network: Uint8Array; bits: number }): string => `${formatIp(c.network)}/${c.bits}`;
+  assert.equal(text(parseCidr('64:ff9b::1/96')), '64:ff9b::/96');
+  assert.equal(text(parseCidr('10.1.2.3/8')), '10.0.0.0/8');
+  assert.equal(parseCidr('8.8.8.8/24').network.length, 4);
+  assert.equal(parseCidr('::ffff:10.0.0.0/104').network.length, 16);
+  assert.equal(text(parseCidr('2002:c0a8:a88a::/48')), '2002:c0a8:a88a::/48');
+  assert.equal(text(parseCidr('64:ff9b::/0096')), '64:ff9b::/96');
+  for (const bad of ['foobar', '10.0.0.0', '10.0.0.0/33', '::/129', '10.0.0.0/-1', '10.0.0.0/0x8', 'fe80::1%eth0/64', '10.0.0.0/']) {
+    assert.throws(() => parseCidr(bad), { message: `invalid CIDR address: ${bad}` }, bad);
+  }
 });

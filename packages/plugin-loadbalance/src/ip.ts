@@ -3,7 +3,7 @@
  * IPv6 form are the same address (`To4`), and a CIDR contains only addresses of its own length
  * (`IPNet.Contains`).
  */
-import { parseIp as parseIpBytes, to4 } from '@foghorn/core/wire';
+import { parseCidr as parseCidrBytes, parseIp as parseIpBytes, to4 } from '@foghorn/core/wire';
 
 /**
  * Parses an address as Go's `net.ParseIP` does, in its 4-byte form for IPv4 and IPv4-mapped
@@ -23,18 +23,7 @@ export interface Subnet {
 
 /** Parses a CIDR; throws Go's `invalid CIDR address: X`. */
 export function parseCidr(text: string): Subnet {
-  const invalid = new Error(`invalid CIDR address: ${text}`);
-  const slash = text.indexOf('/');
-  if (slash < 0) throw invalid;
-  const address = text.slice(0, slash);
-  const bitsText = text.slice(slash + 1);
-  // ParseCIDR keeps the textual family: `::ffff:10.0.0.0/104` is a 16-byte network.
-  const network = parseIpBytes(address);
-  if (network === null || !/^\d{1,3}$/.test(bitsText)) throw invalid;
-  const bits = Number(bitsText);
-  if (bits > network.length * 8) throw invalid;
-  for (let i = 0; i < network.length; i++) network[i]! &= maskByte(bits, i);
-  return { text, network, bits };
+  return { text, ...parseCidrBytes(text) };
 }
 
 function maskByte(bits: number, index: number): number {
