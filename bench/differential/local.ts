@@ -4,7 +4,7 @@
  */
 import type { DifferentialCase } from './case.js';
 
-const v114 = 'CoreDNS v1.14.4 answers names under localhost. as loopback (RFC 6761 §6.3, coredns#8151); the 1.12.3 binary predates it';
+const v114 = 'CoreDNS v1.14.5 answers names under localhost. as loopback (RFC 6761 §6.3, coredns#8151); the 1.12.3 binary predates it';
 
 const cases: DifferentialCase[] = [
   {
@@ -51,7 +51,7 @@ const cases: DifferentialCase[] = [
       { name: 'localhost.', type: 'A' },
     ],
     kept: {
-      'localhost.example.net. A': 'localhost_prefix is v1.14.6\'s (coredns#8151); CoreDNS 1.12.3 reads no option and answers localhost.<domain> as loopback',
+      'localhost.example.net. A': 'localhost_prefix came with v1.14.5 (coredns#8151); CoreDNS 1.12.3 reads no option and answers localhost.<domain> as loopback',
     },
   },
 ];
