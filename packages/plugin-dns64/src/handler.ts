@@ -53,7 +53,8 @@ export class Dns64 implements Handler {
 
   /** CoreDNS's `responseShouldDNS64` on a message: not a name error, and no AAAA unless translate_all. */
   shouldTranslate(msg: Packet, req: Request): boolean {
-    if (typify(msg, Math.floor(Date.now() / 1000), req.dnssecOk) === ResponseType.NameError) return false;
+    // Only an NXDOMAIN can be a name error: the clock and the classification only for those.
+    if (((msg.flags ?? 0) & 0x0f) === Rcode.NXDOMAIN && typify(msg, Math.floor(Date.now() / 1000), req.dnssecOk) === ResponseType.NameError) return false;
     if (this.translateAll) return true;
     for (const rr of msg.answers ?? []) if (rr.type === 'AAAA') return false;
     return true;
