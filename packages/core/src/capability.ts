@@ -13,6 +13,7 @@
  * typed keys of its own: {@link defineShared} and `c.shared(key, create)`.
  */
 import type { Answer } from 'dns-packet';
+import type { Request } from './request.js';
 
 /** Where a capability's providers are found: the asking plugin's server block, or the whole configuration. */
 export type CapabilityScope = 'block' | 'configuration';
@@ -36,12 +37,12 @@ export interface Capability<T> {
  *
  * @example
  * // in a shared module
- * export interface MetadataProvider { metadata(req: Request): Record<string, () => string> }
- * export const MetadataProviders = defineCapability<MetadataProvider>('metadata', 'block');
+ * export interface Greeter { greet(name: string): string }
+ * export const Greeters = defineCapability<Greeter>('greeter', 'block');
  * // in a provider's setup
- * c.provide(MetadataProviders, { metadata: (req) => ({ 'kubernetes/namespace': () => namespaceOf(req) }) });
- * // in the metadata plugin's setup: every provider of its block, from onStartup on
- * const providers = c.use(MetadataProviders);
+ * c.provide(Greeters, { greet: (name) => `hello ${name}` });
+ * // in the user's setup: every greeter of its block, from onStartup on
+ * const greeters = c.use(Greeters);
  */
 export function defineCapability<T>(name: string, scope: CapabilityScope): Capability<T> {
   if (typeof name !== 'string' || name === '') throw new TypeError('a capability needs a name');
@@ -147,6 +148,86 @@ export const HandlerNames: Capability<string> = defineCapability<string>('handle
  * (`dns://:53`, `tls://127.0.0.1:853`). Known once the listeners are planned: from `onStartup` on.
  */
 export const Servers: Capability<string> = defineCapability<string>('servers', 'block');
+
+/**
+ * The metadata of one query (CoreDNS's `plugin/metadata`): string values under labels named
+ * `plugin/name`, published by the plugins of the server block and read by others (*log*'s
+ * `{/label}`, *rewrite*'s `{label}`, *template*'s `.Meta`, *view*'s `metadata()`). A query has
+ * one only in a server block with the *metadata* plugin: `Request.metadata` is undefined
+ * elsewhere, so a plugin that publishes or reads metadata costs nothing there.
+ */
+export interface QueryMetadata {
+  /**
+   * The value under `label`, or undefined when no plugin published it for this query (CoreDNS's
+   * `ValueFunc` returning nil). A value is computed on its first read and kept for the query.
+   */
+  get(label: string): string | undefined;
+  /**
+   * Publishes `label` for the rest of the query, replacing any earlier value (CoreDNS's
+   * `SetValueFunc`): a string, or a function computing it on first read.
+   */
+  set(label: string, value: string | (() => string)): void;
+}
+
+/**
+ * A plugin that publishes metadata about each query of its block (CoreDNS's `metadata.Provider`):
+ * *kubernetes* (`kubernetes/namespace`, ...), *view* (`view/name`).
+ */
+export interface MetadataProvider {
+  /**
+   * The value this plugin publishes under `label` for `req`, or undefined when it publishes none.
+   * Asked only when a plugin reads the label, at most once per query, with the query as it
+   * reached the server block (before *rewrite* changed it). Keep it quick and synchronous.
+   */
+  metadata(req: Request, label: string): string | undefined;
+}
+
+/**
+ * Publishers of metadata in the server block, asked in reverse directive order on a label's
+ * first read (the later provider wins, as the later `SetValueFunc` does in CoreDNS). Only
+ * queries in the zones of the block's *metadata* plugin ask them.
+ *
+ * @example
+ * c.provide(MetadataProviders, { metadata: (req, label) => (label === 'hello/client' ? req.remoteAddress : undefined) });
+ */
+export const MetadataProviders: Capability<MetadataProvider> = defineCapability<MetadataProvider>('metadata', 'block');
+
+/**
+ * What gives each query routed to a server block its {@link QueryMetadata} (CoreDNS's
+ * `dnsserver.MetadataCollector`): the *metadata* plugin.
+ */
+export interface MetadataCollector {
+  /** The metadata of a query this block is about to see: before its view's filter and chain run. */
+  collect(req: Request): QueryMetadata;
+}
+
+/**
+ * Provided by the *metadata* plugin; core collects each query's metadata through the block's
+ * first collector before the view's filter and the chain, and blocks without one pay nothing.
+ */
+export const MetadataCollectors: Capability<MetadataCollector> = defineCapability<MetadataCollector>('metadata-collector', 'block');
+
+/**
+ * A condition on queries that selects the server block among the blocks sharing its zone and
+ * port (CoreDNS's `dnsserver.Viewer`): the first block, in Corefile order, whose view passes a
+ * query (or that has none) serves it; when none does, the query goes on to the next less
+ * specific zone.
+ */
+export interface View {
+  /** The view's name: the `view` label of the block's metrics, and the metadata `view/name`. */
+  readonly name: string;
+  /**
+   * Whether the block serves `req`. Called before the block's chain, after its metadata was
+   * collected; synchronous, and cheap: it runs for every query of the zone that reaches it.
+   */
+  filter(req: Request): boolean;
+}
+
+/**
+ * The server block's view (the *view* plugin): at most one per block. Core routes by it; plugins
+ * with a `view` metric label read its name from `onStartup` on (or in their handler factory).
+ */
+export const Views: Capability<View> = defineCapability<View>('view', 'block');
 
 /** The tokens only core provides: a plugin offering one would corrupt what core reports. */
 export const coreProvided: ReadonlySet<Capability<unknown>> = new Set<Capability<unknown>>([HandlerNames, Servers]);

@@ -5,7 +5,8 @@
  *
  *   Request ─► class ≠ IN, no anyClass plugin here ─────────────────► REFUSED  ┐ written by
  *     │        EDNS version ≠ 0 ─────────────────────────────────────► BADVERS  │ the server
- *     ▼        no zone (or a block without handlers) ────────────────► REFUSED  ┘
+ *     │        no zone (or a block without handlers), or no view ────► REFUSED  ┘
+ *     ▼        of the zone's blocks passes (metadata collected first)
  *   route.chain.serveDNS(req, w) ─► rcode, written ─────────────────► (sent by the plugin)
  *                                   SERVFAIL/REFUSED/FORMERR/NOTIMP,
  *                                   nothing written ────────────────► that rcode, by the server
@@ -93,7 +94,8 @@ export function dispatch(context: DispatchContext, req: Request, w: ReplyWriter)
     badVersion(req, w);
     return w.done();
   }
-  const route = context.routes.match(req.qname, req.qtype);
+  // Views and metadata, where a block here has them, run inside the match.
+  const route = context.routes.match(req.qname, req.qtype, req);
   if (route === undefined || route.chain === null) return finish(context, req, w, Rcode.REFUSED);
   req.zone = route.zone;
   let result: number | Promise<number>;

@@ -33,7 +33,7 @@ export type { ZoneFileOptions } from './zonefile.js';
 export { RFC8482_TTL, rfc8482Hinfo } from './rfc8482.js';
 
 // Type and class names, response classification (CoreDNS's `response.Typify`).
-export { classNumber, ResponseType, responseClass, typeNumber, typify } from './response-type.js';
+export { classNumber, ResponseType, responseClass, responseTypeName, typeNumber, typify } from './response-type.js';
 export type { ResponseClass } from './response-type.js';
 
 // IP addresses and host:port text.

@@ -28,8 +28,8 @@ export type {
 } from './plugin.js';
 
 // Cooperation between plugins: capability tokens and process-wide state.
-export { defineCapability, defineShared, HandlerNames, ListenAddresses, ReadinessProbes, Servers, Transferers } from './capability.js';
-export type { Capability, CapabilityScope, ReadinessProbe, SharedKey, Transferer } from './capability.js';
+export { defineCapability, defineShared, HandlerNames, ListenAddresses, MetadataCollectors, MetadataProviders, ReadinessProbes, Servers, Transferers, Views } from './capability.js';
+export type { Capability, CapabilityScope, MetadataCollector, MetadataProvider, QueryMetadata, ReadinessProbe, SharedKey, Transferer, View } from './capability.js';
 
 // The query and the reply.
 export { Request } from './request.js';

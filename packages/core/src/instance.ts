@@ -9,7 +9,7 @@ import type { Registry } from 'prom-client';
 import { ConfigError, errorMessage, StartupError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
-import { CapabilityStore, coreProvided, HandlerNames, ListenAddresses, Servers } from './capability.js';
+import { CapabilityStore, coreProvided, HandlerNames, ListenAddresses, MetadataCollectors, Servers, Views } from './capability.js';
 import type { Capability, SharedKey } from './capability.js';
 import type { Controller, CorefileSource, Handler, HandlerFactory, HandlerResult, Hook, KeyTransport, PluginDefinition, ServerKey, ServerSettings } from './plugin.js';
 import type { Request } from './request.js';
@@ -196,7 +196,9 @@ function blockState(block: ServerBlock, index: number, dnsPort: number): BlockSt
 }
 
 /**
- * Uniqueness (docs/compatibility.md, "Duplicates and listeners") and listener grouping. Each (zone, address, port) may appear once.
+ * Uniqueness (docs/compatibility.md, "Duplicates and listeners") and listener grouping. Each (zone, address, port) may appear once
+ * in blocks without a view; blocks with one may share it with each other and with one without
+ * (CoreDNS's `validateZonesAndListeningAddresses`), and are chosen among in Corefile order.
  * Unlike CoreDNS, a port served both on every address and on a specific one is refused: without
  * SO_REUSEPORT the two sockets cannot coexist, and with it which one answers is unpredictable
  * (CoreDNS issues #4270, #7786).
@@ -210,6 +212,12 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
     const listenAddresses = state.capabilities.list(ListenAddresses);
     const hosts = listenAddresses.length > 0 ? [...new Set(listenAddresses)] : [''];
     const servers = state.capabilities.list(Servers);
+    const views = state.capabilities.list(Views);
+    // CoreDNS's register.go: one Viewer per block (the view plugin itself allows one occurrence).
+    if (views.length > 1) throw positioned(state.keyTokens[0]!, 'multiple views defined in server block');
+    const view = views[0];
+    // CoreDNS bookmarks the first MetadataCollector of the chain.
+    const metadata = state.capabilities.list(MetadataCollectors)[0];
     state.keys.forEach((key, i) => {
       const token = state.keyTokens[i]!;
       // CoreDNS serves such a block in clear text on the TLS port; an operator who wrote tls:// wants encryption.
@@ -219,11 +227,13 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
       for (const host of hosts) {
         const where = host === '' ? '' : ` on ${host}`;
         const id = `${key.transport}|${key.zone}|${host}|${key.port}`;
-        const first = seen.get(id);
-        if (first) {
-          throw positioned(token, `cannot serve ${key.canonical}${where} - it is already defined at ${first.file}:${first.line}:${first.column}`);
+        if (view === undefined) {
+          const first = seen.get(id);
+          if (first) {
+            throw positioned(token, `cannot serve ${key.canonical}${where} - it is already defined at ${first.file}:${first.line}:${first.column}`);
+          }
+          seen.set(id, token);
         }
-        seen.set(id, token);
         const [mine, other] = host === '' ? [wildcardPorts, boundPorts] : [boundPorts, wildcardPorts];
         const clash = key.port === 0 ? undefined : other.get(key.port);
         if (clash) {
@@ -241,7 +251,7 @@ function planAddresses(states: BlockState[], chains: (Handler | null)[], instanc
           instance.addresses.push(plan);
         }
         Object.assign(plan.settings, definedFields(state.settings));
-        plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null, key: token, block: state.block });
+        plan.routes.push({ zone: key.zone, chain: chains[state.index] ?? null, key: token, block: state.block, ...(view && { view }), ...(metadata && { metadata }) });
         const server = serverLabel(host, key.port, key.transport);
         if (!servers.includes(server)) servers.push(server);
         if (state.anyClass) (plan as { acceptAnyClass: boolean }).acceptAnyClass = true;

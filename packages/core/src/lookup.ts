@@ -32,6 +32,7 @@ export async function lookupVia(next: Handler | null, caller: string, from: Requ
   req.server = from.server;
   // The lookup is part of the query: it gives up when the query does (CoreDNS passes its context).
   req.deadline = from.deadline;
+  req.metadata = from.metadata;
   let reply: Packet | undefined;
   const capture: ResponseWriter = {
     write(msg) {

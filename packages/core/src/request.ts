@@ -7,6 +7,7 @@ import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import * as types from 'dns-packet/types.js';
 import * as classes from 'dns-packet/classes.js';
+import type { QueryMetadata } from './capability.js';
 import { Flags } from './constants.js';
 import { isIpv6Text } from './ip.js';
 import { emptyHeader, readQuery, Verdict } from './wire.js';
@@ -91,6 +92,13 @@ export class Request {
    * `AbortSignal.timeout(Math.max(0, req.deadline - performance.now()))`.
    */
   deadline = Infinity;
+
+  /**
+   * The query's metadata, when its server block has the *metadata* plugin (undefined otherwise):
+   * read labels with `get`, publish with `set`. A plugin that copies the query for the rest of
+   * the chain hands the copy this same object, as CoreDNS's context goes along.
+   */
+  metadata: QueryMetadata | undefined = undefined;
   private decoded: Packet | undefined;
   private readonly udpSizeOffset: number;
   /** See {@link startTime}: -1 until a plugin times the query. */

@@ -28,6 +28,23 @@ export enum ResponseType {
   Update,
 }
 
+/** CoreDNS's `Type.String`, by {@link ResponseType}: `NOERROR`, `NXDOMAIN`, `SERVERERROR`, ... */
+const typeNames: Readonly<Record<ResponseType, string>> = {
+  [ResponseType.NoError]: 'NOERROR',
+  [ResponseType.NameError]: 'NXDOMAIN',
+  [ResponseType.NoData]: 'NODATA',
+  [ResponseType.Delegation]: 'DELEGATION',
+  [ResponseType.ServerError]: 'SERVERERROR',
+  [ResponseType.OtherError]: 'OTHERERROR',
+  [ResponseType.Meta]: 'META',
+  [ResponseType.Update]: 'UPDATE',
+};
+
+/** A response type as CoreDNS prints it (the *log* plugin's `log/type` metadata). */
+export function responseTypeName(type: ResponseType): string {
+  return typeNames[type];
+}
+
 /** CoreDNS's `response.Class`: what `log`'s `class` option selects. */
 export type ResponseClass = 'success' | 'denial' | 'error';
 

@@ -33,6 +33,8 @@ export class File implements Handler {
     if (((req.flags >> 11) & 0xf) === OPCODE_NOTIFY) return Rcode.NOERROR;
 
     let found = data.lookup(req.qname, req.qtype);
+    // CoreDNS's `zone/wildcard` metadata: the wildcard that synthesised the answer.
+    if (found.wildcard !== undefined) req.metadata?.set('zone/wildcard', found.wildcard);
     if (req.dnssecOk && data.signed) found = data.sign(found, req.qname);
     if (found.answer.length === 0 && (found.result === Result.NameError || found.result === Result.Success) && this.fallsThrough(req.qname)) {
       return nextOrFailure(this.name, this.next, req, w);

@@ -32,6 +32,8 @@ export interface Lookup {
    * covering the query name (wildcard answers, NXDOMAIN); `wildcard` adds the wildcard's denial.
    */
   readonly proof?: { readonly at?: string; readonly cover?: boolean; readonly wildcard?: boolean };
+  /** The wildcard the answer was synthesised from (`*.example.org.`), for the `zone/wildcard` metadata. */
+  readonly wildcard?: string;
 }
 
 /** CoreDNS gives up chasing CNAMEs after this many steps (`lookup.go`, the loop key). */
@@ -183,12 +185,12 @@ export class ZoneData {
     if (wildName !== '' && !this.closerEnclosure(qname, wildName)) {
       if (!wildNode) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData };
       const cname = wildNode.get(T.CNAME);
-      if (cname && qtype !== T.CNAME) return this.chase(synthesize(cname, qname, wildName), qtype, depth);
+      if (cname && qtype !== T.CNAME) return { ...this.chase(synthesize(cname, qname, wildName), qtype, depth), wildcard: wildName };
       const rrs = wildNode.get(qtype);
-      if (!rrs) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData, proof: { at: wildName } };
+      if (!rrs) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData, proof: { at: wildName }, wildcard: wildName };
       const answer = synthesize(rrs, qname, wildName);
       // RFC 4035 §3.1.3.3: the NSEC that shows the query name itself does not exist.
-      return { answer, ns: this.ns, extra: this.additional(answer), result: Result.Success, proof: { cover: true } };
+      return { answer, ns: this.ns, extra: this.additional(answer), result: Result.Success, proof: { cover: true }, wildcard: wildName };
     }
 
     // An empty non-terminal has no records but exists: NOERROR, not NXDOMAIN (RFC 8020). Like

@@ -127,6 +127,8 @@ export class Forward implements Handler {
         proxy = proxies[Math.floor(this.runtime.random() * proxies.length)] as Proxy;
       }
       a.proxy = proxy;
+      // CoreDNS's `forward/upstream` metadata: the upstream of the latest attempt.
+      a.req.metadata?.set('forward/upstream', proxy.address);
       a.transport = options.forceTcp ? 'tcp' : options.preferUdp ? 'udp' : a.req.transport;
       a.timeoutMs = Math.max(1, Math.min(options.readTimeoutMs, a.budgetEnd - a.started));
       a.deadline = a.started + a.timeoutMs;

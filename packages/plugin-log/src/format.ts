@@ -77,6 +77,8 @@ interface FormatPart {
   readonly kind: Part;
   /** The literal text (for Literal), or the placeholder as written. */
   readonly text: string;
+  /** A metadata part's index in {@link CompiledFormat.metadata} (and in the values the writer is given). */
+  readonly slot?: number;
   /** A literal's UTF-8 bytes (empty for placeholders). */
   readonly bytes: Uint8Array;
 }
@@ -91,15 +93,33 @@ export interface CompiledFormat {
   readonly usesSize: boolean;
   /** The format prints `{duration}`: only then is the clock read. */
   readonly usesDuration: boolean;
-  /** The most bytes a line of this format takes, its frame included (see {@link LineWriter}). */
+  /**
+   * The most bytes a line of this format takes, its frame included (see {@link LineWriter}),
+   * metadata values aside: each adds at most three bytes per UTF-16 unit (see {@link metadataBytes}).
+   */
   readonly maxBytes: number;
+  /** The labels of the format's `{/LABEL}` placeholders, in order: what the writer's `metadata` values are for. */
+  readonly metadata: readonly string[];
+}
+
+/**
+ * The most bytes metadata `values` take in a line: a missing one prints `-`, which
+ * {@link CompiledFormat.maxBytes} counts already.
+ */
+export function metadataBytes(values: readonly (string | undefined)[]): number {
+  let bytes = 0;
+  for (const value of values) if (value !== undefined) bytes += 3 * value.length;
+  return bytes;
 }
 
 /**
  * Writes one line at `pos` of `buf`, which must have {@link CompiledFormat.maxBytes} free from
- * `pos` on, and returns where it ends. The line is framed as {@link compileFormat} was told.
+ * `pos` on (plus {@link metadataBytes} of `metadata`), and returns where it ends. The line is
+ * framed as {@link compileFormat} was told. `metadata` holds the values of the format's metadata
+ * labels, undefined for a label nobody set (printed as `-`, while an empty value prints nothing,
+ * as CoreDNS's replacer does).
  */
-export type LineWriter = (req: Request, reply: ReplySummary | null, durationNs: number, buf: Buffer, pos: number) => number;
+export type LineWriter = (req: Request, reply: ReplySummary | null, durationNs: number, buf: Buffer, pos: number, metadata: readonly (string | undefined)[]) => number;
 
 /** Text around each line, written with it: the log handler's `[INFO] ` and newline. */
 export interface LineFrame {
@@ -122,6 +142,7 @@ export function expandMacros(format: string): string {
  */
 export function compileFormat(format: string, frame: LineFrame = {}): CompiledFormat {
   const parts: Omit<FormatPart, 'bytes'>[] = [];
+  const metadata: string[] = [];
   const literal = (text: string): void => {
     if (text === '') return;
     const last = parts[parts.length - 1];
@@ -139,7 +160,7 @@ export function compileFormat(format: string, frame: LineFrame = {}): CompiledFo
     const token = rest.slice(start, close + 1);
     const kind = placeholders.get(token);
     if (kind !== undefined) parts.push({ kind, text: token });
-    else if (token.startsWith('{/') && token.length > 3) parts.push({ kind: Part.Metadata, text: token });
+    else if (token.startsWith('{/')) parts.push({ kind: Part.Metadata, text: token, slot: metadata.push(token.slice(2, -1)) - 1 });
     else literal(token);
     rest = rest.slice(close + 1);
   }
@@ -152,6 +173,7 @@ export function compileFormat(format: string, frame: LineFrame = {}): CompiledFo
     maxBytes: maxLineBytes(compiled),
     usesSize: parts.some((p) => p.kind === Part.Rsize),
     usesDuration: parts.some((p) => p.kind === Part.Duration),
+    metadata,
   };
 }
 
@@ -273,7 +295,7 @@ const TRUE = Buffer.from('true');
 const FALSE = Buffer.from('false');
 
 /** Writes one part of a line at `pos`; returns the end. */
-type PartWriter = (buf: Buffer, pos: number, req: Request, reply: ReplySummary | null, durationNs: number) => number;
+type PartWriter = (buf: Buffer, pos: number, req: Request, reply: ReplySummary | null, durationNs: number, metadata: readonly (string | undefined)[]) => number;
 
 /**
  * Statements of the generated writer (see {@link compileWriter}) that write a string, a whole
@@ -293,7 +315,7 @@ const dashOrCode = (code: string): string => `if (reply === null) buf[pos++] = $
  * same as a function, for where code generation is turned off. Everything but literals is ASCII
  * by construction (names come from core's `readName`, which escapes every other octet as `\DDD`).
  */
-const partWriters: Readonly<Record<Exclude<Part, Part.Literal>, { readonly maxBytes: number; readonly write: PartWriter; readonly code: string }>> = {
+const partWriters: Readonly<Record<Exclude<Part, Part.Literal | Part.Metadata>, { readonly maxBytes: number; readonly write: PartWriter; readonly code: string }>> = {
   // TYPE65535, NSEC3PARAM
   [Part.Type]: { maxBytes: 16, write: (buf, pos, req) => putText(buf, pos, req.type), code: textCode('req.type') },
   // 255 octets, each at most `\DDD`
@@ -320,13 +342,31 @@ const partWriters: Readonly<Record<Exclude<Part, Part.Literal>, { readonly maxBy
   [Part.Rsize]: { maxBytes: 16, write: (buf, pos, _req, reply) => putUint(buf, pos, reply === null ? 0 : reply.size), code: uintCode('reply === null ? 0 : reply.size') },
   [Part.Rflags]: { maxBytes: 22, write: (buf, pos, _req, reply) => putFlags(buf, pos, reply), code: dashOrCode(bytesCode('flagsBytes[flagIndex(reply.header)]')) },
   [Part.Duration]: { maxBytes: 32, write: (buf, pos, _req, _reply, durationNs) => putSeconds(buf, pos, durationNs), code: 'pos = putSeconds(buf, pos, durationNs);' },
-  // No metadata plugin in Foghorn yet: CoreDNS prints the empty value for unset labels.
-  [Part.Metadata]: { maxBytes: 1, write: (buf, pos) => ((buf[pos] = DASH), pos + 1), code: `buf[pos++] = ${DASH};` },
 };
+
+/**
+ * A metadata part, by its slot in the values the writer is given: the value, or `-` for a label
+ * nobody set (CoreDNS's replacer). Its value's bytes are reserved per line ({@link metadataBytes}).
+ */
+const metadataWriter = (slot: number): { readonly maxBytes: number; readonly write: PartWriter; readonly code: string } => ({
+  maxBytes: 1,
+  write: (buf, pos, _req, _reply, _durationNs, metadata) => {
+    const value = metadata[slot];
+    if (value !== undefined) return putText(buf, pos, value);
+    buf[pos] = DASH;
+    return pos + 1;
+  },
+  code: `{ const m = metadata[${slot}]; if (m === undefined) buf[pos++] = ${DASH}; else ${textCode('m')} }`,
+});
+
+function writerOf(part: FormatPart): { readonly maxBytes: number; readonly write: PartWriter; readonly code: string } {
+  if (part.kind === Part.Literal) throw new Error('a literal has no part writer');
+  return part.kind === Part.Metadata ? metadataWriter(part.slot!) : partWriters[part.kind];
+}
 
 function maxLineBytes(parts: readonly FormatPart[]): number {
   let bytes = 0;
-  for (const part of parts) bytes += part.kind === Part.Literal ? part.bytes.length : partWriters[part.kind].maxBytes;
+  for (const part of parts) bytes += part.kind === Part.Literal ? part.bytes.length : writerOf(part).maxBytes;
   return bytes;
 }
 
@@ -351,7 +391,7 @@ const INLINE_LITERAL_BYTES = 32;
 function compileWriter(parts: readonly FormatPart[]): LineWriter {
   if (isDisabled('codegen')) return loopWriter(parts);
   const statements = parts.map((part, i) => {
-    if (part.kind !== Part.Literal) return partWriters[part.kind].code;
+    if (part.kind !== Part.Literal) return writerOf(part).code;
     const bytes = part.bytes;
     if (bytes.length > INLINE_LITERAL_BYTES) return bytesCode(`literals[${i}]`);
     return `${Array.from(bytes, (byte, at) => `buf[pos + ${at}] = ${byte};`).join(' ')} pos += ${bytes.length};`;
@@ -359,7 +399,7 @@ function compileWriter(parts: readonly FormatPart[]): LineWriter {
   // The names the statements use, bound once per format.
   const helpers = { putText, putAddress, putSeconds, localAddress, flagIndex, rcodeBytes, flagsBytes, TRUE, FALSE, literals: parts.map((part) => part.bytes) };
   try {
-    const source = `const { ${Object.keys(helpers).join(', ')} } = h;\nreturn function writeLine(req, reply, durationNs, buf, pos) {\n${statements.join('\n')}\nreturn pos;\n};`;
+    const source = `const { ${Object.keys(helpers).join(', ')} } = h;\nreturn function writeLine(req, reply, durationNs, buf, pos, metadata) {\n${statements.join('\n')}\nreturn pos;\n};`;
     return new Function('h', source)(helpers) as LineWriter;
   } catch {
     return loopWriter(parts);
@@ -369,12 +409,12 @@ function compileWriter(parts: readonly FormatPart[]): LineWriter {
 /** {@link compileWriter}'s fallback in shared code: the part writers in a loop. */
 function loopWriter(parts: readonly FormatPart[]): LineWriter {
   const writers: PartWriter[] = parts.map((part) => {
-    if (part.kind !== Part.Literal) return partWriters[part.kind].write;
+    if (part.kind !== Part.Literal) return writerOf(part).write;
     const bytes = part.bytes;
     return (buf, pos) => putBytes(buf, pos, bytes);
   });
-  return (req, reply, durationNs, buf, pos) => {
-    for (const write of writers) pos = write(buf, pos, req, reply, durationNs);
+  return (req, reply, durationNs, buf, pos, metadata) => {
+    for (const write of writers) pos = write(buf, pos, req, reply, durationNs, metadata);
     return pos;
   };
 }
@@ -460,7 +500,8 @@ function putFlags(buf: Buffer, pos: number, reply: ReplySummary | null): number 
 let scratch = Buffer.allocUnsafe(4096);
 
 /** Formats one line as text: the format's {@link CompiledFormat.write}, decoded. */
-export function formatLine(format: CompiledFormat, req: Request, reply: ReplySummary | null, durationNs: number): string {
-  if (scratch.length < format.maxBytes) scratch = Buffer.allocUnsafe(format.maxBytes);
-  return scratch.toString('utf8', 0, format.write(req, reply, durationNs, scratch, 0));
+export function formatLine(format: CompiledFormat, req: Request, reply: ReplySummary | null, durationNs: number, metadata: readonly (string | undefined)[] = []): string {
+  const bytes = format.maxBytes + metadataBytes(metadata);
+  if (scratch.length < bytes) scratch = Buffer.allocUnsafe(bytes);
+  return scratch.toString('utf8', 0, format.write(req, reply, durationNs, scratch, 0, metadata));
 }

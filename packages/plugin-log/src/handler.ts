@@ -7,9 +7,11 @@
 import dnsPacket from 'dns-packet';
 import type { Packet } from 'dns-packet';
 import { clientWrote, Flags, isSubdomain, nextOrFailure, OPT_LENGTH, PluginError, Recorder, REPLY_COPIED_FLAGS, replyTo } from '@foghorn/core';
-import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
-import { responseClass, typify } from '@foghorn/core/wire';
+import type { Handler, HandlerResult, QueryMetadata, Request, ResponseWriter } from '@foghorn/core';
+import { responseClass, responseTypeName, typify } from '@foghorn/core/wire';
+import type { ResponseType } from '@foghorn/core/wire';
 import { ClassBit } from './classify.js';
+import { metadataBytes } from './format.js';
 import type { CompiledFormat, ReplySummary } from './format.js';
 import type { LineOutput } from './sink.js';
 
@@ -41,6 +43,37 @@ function decodeOrUndefined(wire: Buffer): Packet | undefined {
   } catch {
     // typify(undefined) is OTHERERROR, the class CoreDNS gives a reply it cannot make sense of.
     return undefined;
+  }
+}
+
+/** The metadata values of a format without `{/LABEL}`, or of a query without metadata: none set. */
+const noValues: readonly (string | undefined)[] = [];
+
+/**
+ * The response type of a reply, typified on first use: by the `class` rule, or by a read of
+ * `log/type` or `log/class`. Undefined `msg` and `wire` (nothing written) is OTHERERROR, as
+ * CoreDNS's `Typify(nil)`.
+ */
+class ReplyType {
+  private type: ResponseType | undefined;
+
+  constructor(
+    private readonly msg: Packet | undefined,
+    private readonly wire: Buffer | undefined,
+  ) {}
+
+  get(): ResponseType {
+    if (this.type === undefined) {
+      const msg = this.msg ?? (this.wire === undefined ? undefined : decodeOrUndefined(this.wire));
+      this.type = typify(msg, Math.floor(Date.now() / 1000));
+    }
+    return this.type;
+  }
+
+  /** CoreDNS's `log/type` and `log/class`, published whether or not the line is written. */
+  publish(metadata: QueryMetadata): void {
+    metadata.set('log/type', () => responseTypeName(this.get()));
+    metadata.set('log/class', () => responseClass(this.get()));
   }
 }
 
@@ -111,17 +144,19 @@ export class Log implements Handler {
       msg = replyTo(req, rcode);
       reply = { rcode, header: Flags.QR | (req.flags & REPLY_COPIED_FLAGS) | (rcode & 0xf), size: synthesizedSize(req, msg) };
     }
-    if (rule.classes !== ClassBit.all) {
-      if (msg === undefined && rec.wire !== undefined) msg = decodeOrUndefined(rec.wire);
-      const cls = responseClass(typify(msg, Math.floor(Date.now() / 1000)));
-      if ((rule.classes & ClassBit[cls]) === 0) return;
+    const metadata = req.metadata;
+    if (rule.classes !== ClassBit.all || metadata !== undefined) {
+      const type = new ReplyType(msg, rec.wire);
+      if (metadata !== undefined) type.publish(metadata);
+      if (rule.classes !== ClassBit.all && (rule.classes & ClassBit[responseClass(type.get())]) === 0) return;
     }
     const format = rule.format;
     // From the first timing plugin's start to the reply's send (Request.elapsedMs).
     const duration = format.usesDuration ? Math.round(req.elapsedMs() * 1e6) : 0;
+    const values = metadata === undefined || format.metadata.length === 0 ? noValues : format.metadata.map((label) => metadata.get(label));
     const out = this.out;
     // reserve may send the batch first, which moves `used`: read it after.
-    const buf = out.reserve(format.maxBytes);
-    out.commit(format.write(req, reply, duration, buf, out.used));
+    const buf = out.reserve(format.maxBytes + metadataBytes(values));
+    out.commit(format.write(req, reply, duration, buf, out.used, values));
   }
 }

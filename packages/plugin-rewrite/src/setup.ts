@@ -345,6 +345,18 @@ function isMetadataLabel(variable: string): boolean {
   return /^\{[^/{}]+\/[^{}]+\}$/.test(variable);
 }
 
+/**
+ * A metadata label's value as option data (CoreDNS's `edns0VariableRule.ruleData`): undefined,
+ * so the rule does not apply, when the block has no *metadata* plugin, nobody set the label, or
+ * its value is empty.
+ */
+function metadataVariable(label: string): Variable {
+  return (req: Request) => {
+    const value = req.metadata?.get(label);
+    return value ? Buffer.from(value, 'utf8') : undefined;
+  };
+}
+
 function newEdns0Rule(mode: Mode, t: RuleTokens): Rule {
   if (t.args.length < 2) throw t.fail('too few arguments for an EDNS0 rule');
   const kind = t.text(0).toLowerCase();
@@ -369,8 +381,7 @@ function newEdns0Rule(mode: Mode, t: RuleTokens): Rule {
       if (text.startsWith('{') && text.endsWith('}')) {
         const read = variables.get(text);
         if (read === undefined && !isMetadataLabel(text)) throw args.fail(`unsupported variable name ${JSON.stringify(text)}`, 3);
-        // Foghorn has no metadata plugin yet: a label has no value, so the rule never applies.
-        const data: OptionData = read ?? (() => undefined);
+        const data: OptionData = read ?? metadataVariable(text.slice(1, -1));
         return new OptionRule(mode, action as EdnsAction, code, data, revert, true);
       }
       return new OptionRule(mode, action as EdnsAction, code, hexOrText(args, 3), revert, false);

@@ -8,7 +8,7 @@
  * the name).
  */
 import { CLASS_ANY, errorMessage, Flags, lookupVia, matchZone, nextOrFailure, PluginError, Rcode, replyTo, TYPE_A, TYPE_AAAA, TYPE_ANY } from '@foghorn/core';
-import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
+import type { Handler, HandlerResult, QueryMetadata, Request, ResponseWriter } from '@foghorn/core';
 import { edeOption, parseRR, replyOpt } from '@foghorn/core/wire';
 import type { Answer, Packet } from 'dns-packet';
 import { methodArity, structType } from './gotemplate.js';
@@ -17,8 +17,21 @@ import type { TemplateMetrics } from './metrics.js';
 import type { Template } from './setup.js';
 
 
-/** `.Meta "name"`: Foghorn has no metadata plugin yet, so every name has the empty value. */
-const meta: MethodValue = Object.assign((): Value => '', { [methodArity]: 1 });
+/**
+ * `.Meta "label"` (CoreDNS's `templateData.Meta`): the label's value in the query's metadata, the
+ * empty string when nobody set it or the block has no *metadata* plugin.
+ */
+function metaMethod(metadata: QueryMetadata | undefined): MethodValue {
+  return Object.assign(
+    (label: Value): Value => {
+      if (typeof label !== 'string') throw new Error(`wrong type for value; expected string; got ${typeof label}`);
+      return metadata?.get(label) ?? '';
+    },
+    { [methodArity]: 1 },
+  );
+}
+/** `.Meta` of every query without metadata. */
+const noMetadata: MethodValue = metaMethod(undefined);
 
 export class TemplateHandler implements Handler {
   readonly name = 'template';
@@ -159,7 +172,7 @@ function templateData(req: Request, template: Template, zone: string, regex: Reg
   if (wants('Question')) data['Question'] = { [structType]: '*dns.Question', Name: req.name, Qtype: req.qtype, Qclass: req.qclass };
   if (wants('Remote')) data['Remote'] = req.remoteAddress;
   if (wants('Var')) data['Var'] = new Map<string, Value>();
-  if (wants('Meta')) data['Meta'] = meta;
+  if (wants('Meta')) data['Meta'] = req.metadata === undefined ? noMetadata : metaMethod(req.metadata);
   return data as unknown as Struct;
 }
 
