@@ -20,6 +20,7 @@ interface Entry {
 
 const order: readonly Entry[] = [
   { name: 'root', packageName: '@foghorn/plugin-root', why: 'setup-only; first, as in plugin.cfg, so every plugin that reads a file sees the block\'s root directory in its setup' },
+  { name: 'metadata', packageName: '@foghorn/plugin-metadata', why: 'first handler (after root in plugin.cfg): its collector is asked before the chain, and every plugin below reads or publishes metadata' },
   { name: 'cancel', packageName: '@foghorn/plugin-cancel', why: 'first handler: gives the query its deadline before any plugin below could wait on I/O' },
   { name: 'timeouts', packageName: '@foghorn/plugin-timeouts', why: 'setup-only; sets the connection timeouts of the block, read when its listeners are planned' },
   { name: 'reload', packageName: '@foghorn/plugin-reload', why: 'setup-only; watches the Corefile, first so a broken reload is noticed before anything else' },
@@ -54,6 +55,7 @@ const order: readonly Entry[] = [
   { name: 'erratic', packageName: '@foghorn/plugin-erratic', why: 'test answerer that never calls next: after forward, before whoami, as in plugin.cfg' },
   { name: 'whoami', packageName: '@foghorn/plugin-whoami', why: 'debug answerer; never calls next, so it sits at the end' },
   { name: 'on', packageName: '@foghorn/plugin-on', why: 'no handler: lifecycle commands; last, as in plugin.cfg, so its shutdown commands run after every other plugin\'s shutdown hooks' },
+  { name: 'view', packageName: '@foghorn/plugin-view', why: 'last, as in plugin.cfg: core applies its filter before the chain, so the place only orders its setup; its handler just passes queries on' },
 ];
 
 /** Directive names that are aliases of another (CoreDNS calls the prometheus plugin `metrics` too). */

@@ -6,7 +6,7 @@
  */
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
-import { definePlugin, defineShared, isSubdomain, ReadinessProbes, Servers } from '@foghorn/core';
+import { definePlugin, defineShared, isSubdomain, MetadataCollectors, MetadataProviders, ReadinessProbes, Servers } from '@foghorn/core';
 import type { Controller, PluginDefinition } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
 import type { InformerRegistry } from '@foghorn/kube';
@@ -15,6 +15,7 @@ import { IndexRegistry, indexKey } from './indexes.js';
 import type { Index, IndexLease } from './indexes.js';
 import type { HandlerState } from './handler.js';
 import { ManifestsSource } from './manifests.js';
+import { KubernetesMetadata } from './metadata.js';
 import { KubernetesMetrics } from './metrics.js';
 import { RestClientMetrics } from './rest-metrics.js';
 import { parseKubernetes } from './options.js';
@@ -85,6 +86,9 @@ export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => v
     const zones = zoneInfos(options);
     c.addHandler((next) => new Kubernetes(state, zones, options.fallthrough ?? [], options.ttl, next));
     c.provide(ReadinessProbes, { name: c.directive, ready: () => state.synced() });
+    c.provide(MetadataProviders, new KubernetesMetadata(state, zones, options));
+    // The block's *metadata*, if any: only then are pod labels worth their memory.
+    const metadataCollected = c.use(MetadataCollectors);
     c.onStartup(async () => {
       localIps = overrides.localIps?.() ?? boundIps(c);
       const create = (): Index => {
@@ -94,6 +98,7 @@ export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => v
           namespaceLabels,
           zonal: options.zonal,
           podNames: options.endpointPodNames,
+          podLabels: metadataCollected.length > 0,
           // Observed and warned about once per server: under -workers only by the worker whose
           // source reports this change (source.ts), after its store took it in (so the service
           // below is as one process would see it).

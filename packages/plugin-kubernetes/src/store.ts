@@ -90,7 +90,10 @@ export interface Slice {
 export interface Pod {
   readonly key: string;
   readonly namespace: string;
+  readonly name: string;
   readonly ip: string;
+  /** Kept only for the `kubernetes/client-label/*` metadata ({@link StoreOptions.podLabels}). */
+  readonly labels?: Readonly<Record<string, string>>;
   readonly rv: string | undefined;
 }
 
@@ -223,8 +226,10 @@ export function toSlice(item: KubeObject, multicluster: boolean, reading: SliceR
   };
 }
 
-export function toPod(item: KubeObject, interner: Interner = new Interner()): Pod {
-  return { key: keyOf(item), namespace: interner.string(item.metadata?.namespace ?? ''), ip: str(obj(item['status'])['podIP']), rv: item.metadata?.resourceVersion };
+export function toPod(item: KubeObject, interner: Interner = new Interner(), keepLabels = false): Pod {
+  const metadata = item.metadata;
+  const pod = { key: keyOf(item), namespace: interner.string(metadata?.namespace ?? ''), name: metadata?.name ?? '', ip: str(obj(item['status'])['podIP']), rv: metadata?.resourceVersion };
+  return keepLabels ? { ...pod, labels: { ...metadata?.labels } } : pod;
 }
 
 export function toServiceImport(item: KubeObject, interner: Interner = new Interner()): ServiceImport {
@@ -371,6 +376,11 @@ export interface StoreOptions {
   readonly now?: () => number;
   /** Called for slice adds and updates (not deletes), for the programming-latency metric. */
   readonly onSlice?: (event: SliceEvent) => void;
+  /**
+   * Keep each pod's labels, for the `kubernetes/client-label/*` metadata: only when the block
+   * has the *metadata* plugin, so a cluster DNS without it keeps no label of any pod.
+   */
+  readonly podLabels?: boolean;
 }
 
 const skippedPhases = new Set(['Succeeded', 'Failed', 'Unknown']);
@@ -507,7 +517,7 @@ export class ClusterStore {
       // Terminating pods keep their previous entry until deleted (CoreDNS #7131).
       if (item.metadata?.deletionTimestamp) return 'skip';
       if (!this.selected(item) || skippedPhases.has(str(obj(item['status'])['phase']))) return null;
-      return toPod(item, this.interner);
+      return toPod(item, this.interner, this.options.podLabels);
     },
     (a, b) => a.ip !== b.ip,
     'internal',
