@@ -16,9 +16,6 @@ export const EDE_BLOCKED = 15;
 /** RFC 8914 §4.18: "Filtered", what CoreDNS attaches to a filtered query's empty NOERROR. */
 export const EDE_FILTERED = 17;
 
-/** The `view` label: Foghorn has no *view* plugin yet, so it is always empty, as in CoreDNS without views. */
-const noView = '';
-
 /** A policy matched nothing in a rule: try the next rule. */
 const noAction = 'none';
 
@@ -35,6 +32,8 @@ export class Acl implements Handler {
     private readonly metrics: AclMetrics,
     private readonly log: Logger,
     private readonly next: Handler | null,
+    /** The block's view, the `view` label ('' without one). */
+    private readonly view = '',
   ) {}
 
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
@@ -57,16 +56,16 @@ export class Acl implements Handler {
           return this.allow(req, w);
         case 'block':
           w.write(this.reply(req, Rcode.REFUSED, EDE_BLOCKED));
-          this.metrics.blocked.inc({ server: req.server, zone, view: noView });
+          this.metrics.blocked.inc({ server: req.server, zone, view: this.view });
           // CoreDNS returns success here: the REFUSED has been written already.
           return Rcode.NOERROR;
         case 'filter':
           w.write(this.reply(req, Rcode.NOERROR, EDE_FILTERED));
-          this.metrics.filtered.inc({ server: req.server, zone, view: noView });
+          this.metrics.filtered.inc({ server: req.server, zone, view: this.view });
           return Rcode.NOERROR;
         case 'drop':
           // Success without a write: the listener sends nothing, so the client times out.
-          this.metrics.dropped.inc({ server: req.server, zone, view: noView });
+          this.metrics.dropped.inc({ server: req.server, zone, view: this.view });
           return Rcode.NOERROR;
         case noAction:
           break;
@@ -78,7 +77,7 @@ export class Acl implements Handler {
   private allow(req: Request, w: ResponseWriter): HandlerResult {
     let labels = this.allowedLabels.get(req.server);
     if (labels === undefined) {
-      labels = { server: req.server, view: noView };
+      labels = { server: req.server, view: this.view };
       this.allowedLabels.set(req.server, labels);
     }
     this.metrics.allowed.inc(labels);

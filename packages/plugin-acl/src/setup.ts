@@ -10,7 +10,7 @@
  * Every `acl` of a server block becomes one rule of a single handler, in file order, as CoreDNS's
  * setup reads all occurrences with one `for c.Next()` loop.
  */
-import { errorAt, zonesFromArgs } from '@foghorn/core';
+import { errorAt, Views, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { normalizeNetwork, parseNetwork } from './address.js';
 import type { Network } from './address.js';
@@ -123,5 +123,5 @@ export function setup(c: Controller): void {
   const options = parseAcl(c);
   const metrics = createAclMetrics(c.registry);
   const log = c.log;
-  c.addHandler((next) => new Acl(options.rules, metrics, log, next));
+  c.addHandler((next) => new Acl(options.rules, metrics, log, next, c.use(Views)[0]?.name ?? ''));
 }

@@ -73,6 +73,7 @@ function chainCopy(req: Request, transport: Transport): Request {
   const copy = Request.fromWire(raw, transport, req.remoteAddress, req.remotePort);
   copy.zone = req.zone;
   copy.server = req.server;
+  copy.metadata = req.metadata;
   return copy;
 }
 
@@ -84,6 +85,8 @@ export class Cache implements Handler {
   private readonly store: EntryStore;
   private readonly allZones: boolean;
   private readonly zonesLabel: string;
+  /** The block's view, the `view` label ('' without one); set at startup, as CoreDNS's `viewMetricLabel`. */
+  view = '';
   private readonly staleUpToSeconds: number;
   private readonly cellsByServer = new Map<string, ServerCells>();
   /** Cells of the last server label seen: a listener sends runs of queries with the same one. */
@@ -165,7 +168,7 @@ export class Cache implements Handler {
     if (server === this.lastServer) return this.lastCells!;
     let cells = this.cellsByServer.get(server);
     if (cells === undefined) {
-      cells = serverCells(this.metrics, server, this.zonesLabel);
+      cells = serverCells(this.metrics, server, this.zonesLabel, this.view);
       this.cellsByServer.set(server, cells);
     }
     this.lastServer = server;

@@ -14,7 +14,7 @@
  * }
  * ~~~
  */
-import { atoi, durationArg, errOnce, normalizeZone, zonesFromArgs } from '@foghorn/core';
+import { atoi, durationArg, errOnce, normalizeZone, Views, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { Cache } from './handler.js';
 import { createCacheMetrics } from './metrics.js';
@@ -279,5 +279,8 @@ function setupBlock(c: Controller, hooks: CacheHooks): void {
   const cache = new Cache(options, createCacheMetrics(c.registry), hooks.now ?? Date.now, hooks.random ?? Math.random);
   hooks.onCreate?.(cache);
   c.onShutdown(() => cache.close());
-  c.addHandler((next) => cache.link(next));
+  c.addHandler((next) => {
+    cache.view = c.use(Views)[0]?.name ?? '';
+    return cache.link(next);
+  });
 }

@@ -157,6 +157,7 @@ export class Kubernetes implements Handler {
       const sub = Request.fromWire(wire, req.transport, req.remoteAddress, req.remotePort);
       sub.zone = req.zone;
       sub.server = req.server;
+      sub.metadata = req.metadata;
       this.depth.set(sub, depth);
       const capture = new Capture();
       try {

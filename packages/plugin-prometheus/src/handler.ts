@@ -12,9 +12,6 @@ import type { CounterCell, Handler, HandlerResult, HistogramCell, Request, Respo
 import { isIpv6Text } from '@foghorn/core/wire';
 import type { DnsMetrics } from './metrics.js';
 
-/** CoreDNS has no views here yet: the `view` label is always empty. */
-const noView = '';
-
 /**
  * CoreDNS's monitored query types (`monitorType` in plugin/metrics/vars/report.go) and their
  * numbers: the values of the `type` label. Every other type is counted as `other`.
@@ -97,11 +94,14 @@ export class Prometheus implements Handler {
    * @param name the directive (`prometheus`, or its alias `metrics`), for error messages
    * @param next the rest of the chain
    * @param metrics the registry's metric objects, shared by every block and kept across reloads
+   * @param view the block's view (the `view` label), '' without one: a block serves one view,
+   *   so the label is fixed per handler, where CoreDNS reads it from the query's context
    */
   constructor(
     readonly name: string,
     private readonly next: Handler | null,
     private readonly metrics: DnsMetrics,
+    private readonly view = '',
   ) {}
 
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
@@ -153,7 +153,7 @@ export class Prometheus implements Handler {
     const slot = typeSlot(req.qtype);
     let requests = byType[slot];
     if (requests === undefined) {
-      requests = this.metrics.requests.child(site.server, site.zone, noView, req.transport, byType === proto.requestsV6 ? '2' : '1', typeLabels[slot]!);
+      requests = this.metrics.requests.child(site.server, site.zone, this.view, req.transport, byType === proto.requestsV6 ? '2' : '1', typeLabels[slot]!);
       byType[slot] = requests;
     }
     requests.value++;
@@ -175,7 +175,7 @@ export class Prometheus implements Handler {
     }
     let cell = byWriter.get(writer);
     if (cell === undefined) {
-      cell = this.metrics.responses.child(site.server, site.zone, noView, rcodeToString(rcode), writer);
+      cell = this.metrics.responses.child(site.server, site.zone, this.view, rcodeToString(rcode), writer);
       byWriter.set(writer, cell);
     }
     const last = site.lastResponses;
@@ -205,16 +205,16 @@ export class Prometheus implements Handler {
   private newSite(server: string, zone: string): Site {
     const m = this.metrics;
     const proto = (name: 'udp' | 'tcp'): ProtoCells => ({
-      requestSize: m.requestSize.child(server, zone, noView, name),
-      responseSize: m.responseSize.child(server, zone, noView, name),
+      requestSize: m.requestSize.child(server, zone, this.view, name),
+      responseSize: m.responseSize.child(server, zone, this.view, name),
       requestsV4: new Array<CounterCell | undefined>(typeLabels.length).fill(undefined),
       requestsV6: new Array<CounterCell | undefined>(typeLabels.length).fill(undefined),
     });
     return {
       server,
       zone,
-      duration: m.duration.child(server, zone, noView),
-      doRequests: m.doRequests.child(server, zone, noView),
+      duration: m.duration.child(server, zone, this.view),
+      doRequests: m.doRequests.child(server, zone, this.view),
       udp: proto('udp'),
       tcp: proto('tcp'),
       responses: new Array<Map<string, CounterCell> | undefined>(RCODES).fill(undefined),

@@ -2,7 +2,7 @@
  * `prometheus [ADDRESS] [{ runtime_metrics }]`: parsing, then wiring the handler, the shared
  * metric objects and the shared `/metrics` listener into the server's lifecycle (CoreDNS's plugin/metrics; docs/compatibility.md, "Lifecycle").
  */
-import { defineShared, Dispenser, errOnce, errorMessage, HandlerNames, parseHttpAddress, Servers } from '@foghorn/core';
+import { defineShared, Dispenser, errOnce, errorMessage, HandlerNames, parseHttpAddress, Servers, Views } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { splitHostPort } from '@foghorn/core/wire';
 import { metricsEndpoints, MetricsEndpoint } from './endpoint.js';
@@ -101,7 +101,7 @@ export function setup(c: Controller): void {
   // One row per handler of the block, per listener, with the block's first zone (docs/compatibility.md, "Setup order").
   const firstKey = c.keys[0];
   const enabledRows = (): EnabledLabels[] =>
-    firstKey ? c.use(Servers).flatMap((server) => c.use(HandlerNames).map((name) => ({ server, zone: firstKey.zone, view: '', name }))) : [];
+    firstKey ? c.use(Servers).flatMap((server) => c.use(HandlerNames).map((name) => ({ server, zone: firstKey.zone, view: viewOf(c), name }))) : [];
   const rows = c.shared(EnabledRowsKey, () => new EnabledRows(metrics));
   const start = async (): Promise<void> => {
     try {
@@ -126,7 +126,13 @@ export function setup(c: Controller): void {
   });
   c.onFinalShutdown(() => endpoint.close());
 
-  c.addHandler((next) => new Prometheus(c.directive, next, metrics));
+  // The handler is made once every plugin of the block has set up: the view is known by then.
+  c.addHandler((next) => new Prometheus(c.directive, next, metrics, viewOf(c)));
+}
+
+/** The block's view, the `view` label (CoreDNS's `Config.ViewName`); '' without one. */
+function viewOf(c: Controller): string {
+  return c.use(Views)[0]?.name ?? '';
 }
 
 type EnabledLabels = { server: string; zone: string; view: string; name: string };

@@ -133,6 +133,7 @@ export class QueryEdit {
     rewritten.zone = req.zone;
     rewritten.server = req.server;
     rewritten.handler = req.handler;
+    rewritten.metadata = req.metadata;
     return rewritten;
   }
 }

@@ -42,6 +42,8 @@ export class TemplateHandler implements Handler {
     readonly templates: readonly Template[],
     private readonly metrics: TemplateMetrics,
     private readonly next: Handler | null,
+    /** The block's view, the `view` label ('' without one). */
+    private readonly view = '',
   ) {
     this.zones = templates.flatMap((t) => t.zones);
   }
@@ -72,7 +74,7 @@ export class TemplateHandler implements Handler {
 
   private answer(req: Request, w: ResponseWriter, template: Template, zone: string, regex: RegExp, match: RegExpExecArray): HandlerResult {
     const data = templateData(req, template, zone, regex, match);
-    const labels = { server: req.server, zone, view: '', class: classOf(req, template), type: typeOf(req, template) };
+    const labels = { server: req.server, zone, view: this.view, class: classOf(req, template), type: typeOf(req, template) };
     this.metrics.matches.inc(labels);
     if (template.rcode === Rcode.SERVFAIL) return Rcode.SERVFAIL;
 

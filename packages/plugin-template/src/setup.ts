@@ -16,7 +16,7 @@
  *
  * Every `template` of a server block is one template of a single handler, tried in file order.
  */
-import { CLASS_ANY, errorAt, errorMessage, fallthroughZones, goRegExp, TYPE_ANY, zonesFromArgs } from '@foghorn/core';
+import { CLASS_ANY, errorAt, errorMessage, fallthroughZones, goRegExp, TYPE_ANY, Views, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { GoTemplate, TemplateError } from './gotemplate.js';
 import { TemplateHandler } from './handler.js';
@@ -189,5 +189,5 @@ export function parseTemplate(c: Controller): Template[] {
 export function setup(c: Controller): void {
   const templates = parseTemplate(c);
   const metrics = createTemplateMetrics(c.registry);
-  c.addHandler((next) => new TemplateHandler(templates, metrics, next));
+  c.addHandler((next) => new TemplateHandler(templates, metrics, next, c.use(Views)[0]?.name ?? ''));
 }
