@@ -1,22 +1,25 @@
 /**
- * The cost of metadata: a block with *metadata* whose log line reads one label (`log/class`,
- * which log publishes and computes from the reply on first read), in front of whoami. Its
- * variants in the same rounds (bench:dnsperf): the same log line without *metadata* in the block
- * (the label prints `-`, and no query carries metadata), and the log line without the label.
+ * The cost of metadata: a block with *metadata* whose log line reads one label, `view/name`,
+ * which the block's view publishes, in front of whoami. Its variant in the same rounds
+ * (bench:dnsperf): the same block and log line without *metadata* (the label prints `-`, and no
+ * query carries metadata). A second pair reads `log/class`, which log computes from the reply
+ * when it is read: a reply written as bytes (whoami's) is decoded for it.
  */
 import type { BenchScenario } from './scenario.js';
 
-const block = (body: string): string => `.:0 {\n    bind 127.0.0.1\n${body}    whoami\n}\n`;
+const block = (metadata: boolean, label: string): string =>
+  `.:0 {\n    bind 127.0.0.1\n${metadata ? '    metadata\n' : ''}    view all {\n        expr true\n    }\n    log . "{common} {/${label}}"\n    whoami\n}\n`;
 
 const scenario: BenchScenario = {
-  title: 'foghorn metadata + log reading a label + whoami',
+  title: 'foghorn metadata + view + log reading a label + whoami',
   targetRatio: 0.5,
   setup: () =>
     Promise.resolve({
-      corefile: block('    metadata\n    log . "{common} {/log/class}"\n'),
+      corefile: block(true, 'view/name'),
       variants: [
-        { label: 'without metadata', corefile: block('    log . "{common} {/log/class}"\n') },
-        { label: 'without metadata or label', corefile: block('    log . "{common}"\n') },
+        { label: 'without metadata', corefile: block(false, 'view/name') },
+        { label: 'reading log/class', corefile: block(true, 'log/class') },
+        { label: 'reading log/class without metadata', corefile: block(false, 'log/class') },
       ],
       queryName: 'bench.example.org',
       queryType: 'A',

@@ -228,7 +228,8 @@ function route(instance: Instance, req: Request): Found | undefined {
   let best: Found | undefined;
   const better = (a: string, b: string): boolean => (req.qtype === TYPE_DS ? labels(a) < labels(b) : labels(a) > labels(b));
   for (const plan of instance.addresses) {
-    const match = new RouteTable(plan.routes).match(req.qname, req.qtype);
+    // With the query: the block its views choose, as the listener would.
+    const match = new RouteTable(plan.routes).match(req.qname, req.qtype, req);
     if (match !== undefined && (best === undefined || better(match.zone, best.route.zone))) {
       best = { plan, route: match, server: serverLabel(plan.host, plan.port, plan.transport) };
     }
