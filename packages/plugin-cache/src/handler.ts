@@ -85,7 +85,7 @@ export class Cache implements Handler {
   private readonly store: EntryStore;
   private readonly allZones: boolean;
   private readonly zonesLabel: string;
-  /** The block's view, the `view` label ('' without one); set at startup, as CoreDNS's `viewMetricLabel`. */
+  /** The block's view, the `view` label ('' without one): set once the block's plugins are set up (CoreDNS's `viewMetricLabel`). */
   view = '';
   private readonly staleUpToSeconds: number;
   private readonly cellsByServer = new Map<string, ServerCells>();
