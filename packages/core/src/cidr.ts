@@ -56,7 +56,7 @@ export function parseClientAddress(text: string): AddressWords | undefined {
  * Go's `net.ParseCIDR`: `ADDRESS/BITS`, the host bits cleared (`192.168.1.5/24` is
  * `192.168.1.0/24`); undefined when Go would refuse it.
  */
-export function parseCidr(text: string): Network | undefined {
+export function parseNetwork(text: string): Network | undefined {
   const slash = text.indexOf('/');
   if (slash < 0) return undefined;
   const addressText = text.slice(0, slash);

@@ -39,7 +39,7 @@ export type { ResponseClass } from './response-type.js';
 // IP addresses and host:port text.
 export { formatIp, isIpv6Text, parseCidr, parseIp, to4, writeIpv4, writeIpv6 } from './ip.js';
 export type { Cidr } from './ip.js';
-export { networkContains, parseAddress, parseCidr as parseNetwork, parseClientAddress } from './cidr.js';
+export { networkContains, parseAddress, parseNetwork, parseClientAddress } from './cidr.js';
 export type { AddressWords, Network } from './cidr.js';
 export { splitHostPort } from './address.js';
 export type { HostPort } from './address.js';

@@ -21,7 +21,7 @@ interface Entry {
 const order: readonly Entry[] = [
   { name: 'root', packageName: '@foghorn/plugin-root', why: 'setup-only; first, as in plugin.cfg, so every plugin that reads a file sees the block\'s root directory in its setup' },
   { name: 'metadata', packageName: '@foghorn/plugin-metadata', why: 'first handler (after root in plugin.cfg): its collector is asked before the chain, and every plugin below reads or publishes metadata' },
-  { name: 'cancel', packageName: '@foghorn/plugin-cancel', why: 'first handler: gives the query its deadline before any plugin below could wait on I/O' },
+  { name: 'cancel', packageName: '@foghorn/plugin-cancel', why: 'after metadata, as in plugin.cfg: gives the query its deadline before any plugin below could wait on I/O' },
   { name: 'timeouts', packageName: '@foghorn/plugin-timeouts', why: 'setup-only; sets the connection timeouts of the block, read when its listeners are planned' },
   { name: 'reload', packageName: '@foghorn/plugin-reload', why: 'setup-only; watches the Corefile, first so a broken reload is noticed before anything else' },
   { name: 'nsid', packageName: '@foghorn/plugin-nsid', why: 'wraps the writer before everything below, so every reply to an NSID query, cache hits and errors written by plugins included, carries the identifier' },

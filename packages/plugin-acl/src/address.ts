@@ -1,8 +1,8 @@
 /**
- * *acl*'s networks: Go's `net.ParseCIDR` (core's `parseCidr`), after CoreDNS's `normalize`, which
+ * *acl*'s networks: Go's `net.ParseCIDR` (core's `parseNetwork`), after CoreDNS's `normalize`, which
  * widens a plain address to a single-host network.
  */
-import { parseCidr } from '@foghorn/core/wire';
+import { parseNetwork as parseGoNetwork } from '@foghorn/core/wire';
 import type { Network } from '@foghorn/core/wire';
 
 export { networkContains, parseClientAddress } from '@foghorn/core/wire';
@@ -14,7 +14,7 @@ export type { AddressWords, Network } from '@foghorn/core/wire';
  * quotes (see {@link normalizeNetwork}).
  */
 export function parseNetwork(token: string): Network | undefined {
-  return parseCidr(normalizeNetwork(token));
+  return parseGoNetwork(normalizeNetwork(token));
 }
 
 /** CoreDNS's `normalize`: a token without `/` gets `/128` when it has a colon, else `/32`. */

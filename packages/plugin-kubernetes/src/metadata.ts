@@ -79,7 +79,7 @@ export class KubernetesMetadata implements MetadataProvider {
   private podWithIp(ip: string): Pod | undefined {
     const store = this.state.store;
     if (this.options.pods !== 'verified' || store === null) return undefined;
-    return store.pods.byIp.get(canonicalIp(ip))?.[0];
+    return store.pods.atIp(canonicalIp(ip))[0];
   }
 
   /** The kubernetes zone of the query's name, parsing the name once per query; undefined outside them. */

@@ -17,7 +17,7 @@
  */
 import { goRegExp } from '@foghorn/core';
 import type { Request } from '@foghorn/core';
-import { networkContains, parseAddress, parseCidr } from '@foghorn/core/wire';
+import { networkContains, parseAddress, parseNetwork } from '@foghorn/core/wire';
 import type { AddressWords, Network } from '@foghorn/core/wire';
 
 /** A compile error at `offset` in the expression's text. */
@@ -107,7 +107,7 @@ function addressReader(): (text: string) => AddressWords {
 }
 
 function network(text: string): Network {
-  const parsed = parseCidr(text);
+  const parsed = parseNetwork(text);
   if (parsed === undefined) throw new EvaluationError(`invalid CIDR address: ${text}`);
   return parsed;
 }
@@ -149,7 +149,7 @@ const environment: ReadonlyMap<string, EnvFunction> = new Map<string, EnvFunctio
         const readIp = ip!.evaluate;
         if (typeof cidr!.constant === 'string') {
           // Checked at setup: CoreDNS would fail every query on it; here the operator hears of it.
-          const net = parseCidr(cidr!.constant);
+          const net = parseNetwork(cidr!.constant);
           if (net === undefined) throw new ExpressionError(`invalid CIDR address: ${cidr!.constant}`, at);
           return (req) => networkContains(net, address(readIp(req) as string));
         }
