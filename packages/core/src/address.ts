@@ -3,6 +3,7 @@
  * *health*, *ready* and *prometheus* with it and operators search for its exact messages
  * (`address foo: missing port in address`, `listen tcp :8080: bind: address already in use`).
  */
+import { isIP } from 'node:net';
 import { errorMessage } from './errors.js';
 
 /** A `host:port` split the Go way; `host` is '' for "every address", `port` may be ''. */
@@ -64,4 +65,34 @@ export function listenError(address: string, error: unknown, network: 'tcp' | 'u
   };
   const reason = (code !== undefined ? reasons[code] : undefined) ?? (errorMessage(error));
   return new Error(`listen ${network} ${address}: ${reason}`, { cause: error });
+}
+
+/** `host%zone` → `host`: an IPv6 zone index is no part of the address. */
+function stripZone(host: string): string {
+  const percent = host.indexOf('%');
+  return percent < 0 ? host : host.slice(0, percent);
+}
+
+/**
+ * CoreDNS's `parse.HostPort`: an IP address with an optional port, as `host:port` (`[v6]:port`),
+ * `defaultPort` when none is given. Throws CoreDNS's "must specify an IP address" for a name.
+ * *transfer*'s `to` and *secondary*'s `transfer from` addresses are read with it.
+ *
+ * @example
+ * hostPort('192.0.2.1')           // '192.0.2.1:53'
+ * hostPort('[2001:db8::1]:5300')  // '[2001:db8::1]:5300'
+ */
+export function hostPort(text: string, defaultPort = '53'): string {
+  let host = text;
+  let port = defaultPort;
+  const bracketed = /^\[([^\]]+)\](?::(\d*))?$/.exec(text);
+  if (bracketed) {
+    host = bracketed[1]!;
+    if (bracketed[2]) port = bracketed[2];
+  } else if (text.split(':').length === 2) {
+    [host, port] = text.split(':') as [string, string];
+    if (port === '') port = defaultPort;
+  }
+  if (isIP(stripZone(host)) === 0) throw new Error(`must specify an IP address: \`${host}'`);
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }

@@ -30,6 +30,12 @@ export type { ReplyOptOptions } from './edns.js';
 export { formatRR, parseRR } from './rr.js';
 export { parseZoneFile, zoneName } from './zonefile.js';
 export type { ZoneFileOptions } from './zonefile.js';
+
+// Zones: lookup and reply (*file*, *auto*, *secondary*), a zone file re-read on change.
+export { LookupResult, serialNewer, serveZone, ZoneData } from './zone.js';
+export type { ZoneLookup, ZoneServing } from './zone.js';
+export { ZoneFile } from './zone-file.js';
+export type { ZoneFileReload } from './zone-file.js';
 export { RFC8482_TTL, rfc8482Hinfo } from './rfc8482.js';
 
 // Type and class names, response classification (CoreDNS's `response.Typify`).
@@ -41,7 +47,7 @@ export { formatIp, isIpv6Text, parseCidr, parseIp, to4, writeIpv4, writeIpv6 } f
 export type { Cidr } from './ip.js';
 export { networkContains, parseAddress, parseNetwork, parseClientAddress } from './cidr.js';
 export type { AddressWords, Network } from './cidr.js';
-export { splitHostPort } from './address.js';
+export { hostPort, splitHostPort } from './address.js';
 export type { HostPort } from './address.js';
 
 // Messages as CoreDNS's [DEBUG] lines dump them.

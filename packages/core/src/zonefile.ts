@@ -11,7 +11,7 @@
  * (`a\065b` is `aab`), others are refused. No npm parser fitted (none reports lines or handles `$INCLUDE`; see plugin-file's README).
  */
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Answer } from 'dns-packet';
 import * as types from 'dns-packet/types.js';
@@ -33,6 +33,11 @@ export interface ZoneFileOptions {
 const DEFAULT_TTL = 3600;
 /** miekg/dns refuses `$INCLUDE` nested deeper than this. */
 const MAX_INCLUDE_DEPTH = 7;
+/**
+ * `$INCLUDE`s one parse follows at most. Without a cap, seven levels of files that each include
+ * the next ten times make ten million reads (miekg/dns has none).
+ */
+const MAX_INCLUDES = 1000;
 const MAX_UINT32 = 0xffffffff;
 
 interface Token {
@@ -245,8 +250,8 @@ const supportedTypes = new Set(['A', 'AAAA', 'NS', 'CNAME', 'DNAME', 'PTR', 'MX'
  */
 export function parseZoneFile(text: string, options: ZoneFileOptions): Answer[] {
   const records: Answer[] = [];
-  const state = { defaultTtl: undefined as number | undefined, lastTtl: undefined as number | undefined, owner: options.origin };
-  readInto(records, text, options.file, options.origin, state, options.readFile ?? ((path) => readFileSync(path, 'utf8')), 0);
+  const state = { defaultTtl: undefined as number | undefined, lastTtl: undefined as number | undefined, owner: options.origin, includes: 0 };
+  readInto(records, text, options.file, options.origin, state, options.readFile ?? ((path) => readFileSync(path, 'utf8')), [resolve(options.file)]);
   return records;
 }
 
@@ -256,9 +261,12 @@ interface ParseState {
   /** The last explicit TTL, used while no `$TTL` was seen (miekg/dns). */
   lastTtl: number | undefined;
   owner: string;
+  /** `$INCLUDE`s followed so far. */
+  includes: number;
 }
 
-function readInto(records: Answer[], text: string, file: string, startOrigin: string, state: ParseState, readFile: (path: string) => string, depth: number): void {
+/** `chain` is the file being read and the files that included it, outermost first, as absolute paths. */
+function readInto(records: Answer[], text: string, file: string, startOrigin: string, state: ParseState, readFile: (path: string) => string, chain: readonly string[]): void {
   let origin = startOrigin;
   for (const entry of entries(text, file)) {
     const fail = (detail: string, token?: Token): never => {
@@ -286,9 +294,12 @@ function readInto(records: Answer[], text: string, file: string, startOrigin: st
         }
         case '$INCLUDE': {
           if (args.length < 1 || args.length > 2) fail('$INCLUDE needs a file name and an optional origin', first);
-          if (depth + 1 > MAX_INCLUDE_DEPTH) fail('too deeply nested $INCLUDE', first);
+          if (chain.length > MAX_INCLUDE_DEPTH) fail('too deeply nested $INCLUDE', first);
+          if (++state.includes > MAX_INCLUDES) fail(`more than ${MAX_INCLUDES} $INCLUDEs`, first);
           const target = args[0]!.text;
           const path = isAbsolute(target) ? target : join(dirname(file), target);
+          // A file that includes itself, directly or through others, would be read until the depth limit.
+          if (chain.includes(resolve(path))) fail(`$INCLUDE loop: \`${target}' is already being read`, args[0]);
           let includeOrigin = origin;
           if (args[1]) {
             const name = zoneName(args[1].text, origin);
@@ -302,7 +313,7 @@ function readInto(records: Answer[], text: string, file: string, startOrigin: st
             return fail(`failed to open \`${target}': ${errorMessage(error)}`, args[0]);
           }
           const owner = state.owner;
-          readInto(records, included, path, includeOrigin, state, readFile, depth + 1);
+          readInto(records, included, path, includeOrigin, state, readFile, [...chain, resolve(path)]);
           // RFC 1035 §5.1: the include changes neither the origin nor the current owner here.
           state.owner = owner;
           break;

@@ -9,8 +9,6 @@ import { setup } from './setup.js';
 
 export { parseFile, defaultReloadMs } from './setup.js';
 export type { FileOptions, ZoneConfig } from './setup.js';
-export { ZoneData, Result } from './zone.js';
-export type { Lookup } from './zone.js';
 export { FileZones } from './zones.js';
 
 const plugin: PluginDefinition = definePlugin({ name: 'file', setup });

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { durationArg, errorAt, errorMessage, fallthroughZones, rootedPath, Transferers, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
-import { ZoneData } from './zone.js';
+import { ZoneData } from '@foghorn/core/wire';
 import { File } from './handler.js';
 import { FileZones } from './zones.js';
 

@@ -8,7 +8,7 @@ import { definePlugin } from '@foghorn/core';
 import type { PluginDefinition } from '@foghorn/core';
 import { setup } from './setup.js';
 
-export { hostPort, parseTransfer } from './setup.js';
+export { parseTransfer } from './setup.js';
 export type { TransferOptions, XfrConfig } from './setup.js';
 export { allowed, longestMatch, Transfer } from './transfer.js';
 export { notifyMessage, sendNotifies } from './notify.js';

@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { errorAt, errorMessage, Transferers, zonesFromArgs } from '@foghorn/core';
+import { hostPort } from '@foghorn/core/wire';
 import type { Controller } from '@foghorn/core';
 import { sendNotifies } from './notify.js';
 import { longestMatch, Transfer } from './transfer.js';
@@ -19,30 +20,6 @@ export interface XfrConfig {
 
 export interface TransferOptions {
   readonly xfrs: readonly XfrConfig[];
-}
-
-/** The port NOTIFY goes to when an address names none. */
-const DNS_PORT = 53;
-
-function stripZone(host: string): string {
-  const percent = host.indexOf('%');
-  return percent < 0 ? host : host.slice(0, percent);
-}
-
-/** CoreDNS's `parse.HostPort`: an IP with an optional port, as `host:port`. */
-export function hostPort(text: string): string {
-  let host = text;
-  let port = String(DNS_PORT);
-  const bracketed = /^\[([^\]]+)\](?::(\d*))?$/.exec(text);
-  if (bracketed) {
-    host = bracketed[1]!;
-    if (bracketed[2]) port = bracketed[2];
-  } else if (text.split(':').length === 2) {
-    [host, port] = text.split(':') as [string, string];
-    if (port === '') port = String(DNS_PORT);
-  }
-  if (isIP(stripZone(host)) === 0) throw new Error(`must specify an IP address: \`${host}'`);
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 /** Parses every `transfer` directive of the block. */

@@ -6,7 +6,8 @@ import type { Answer } from 'dns-packet';
 import { definePlugin, Transferers } from '@foghorn/core';
 import { decodeReply, delay, directivesOf, eventually, makeQuery, rcodeOf, startServer, testPlugin } from '@foghorn/testkit';
 import type { Reply } from '@foghorn/testkit';
-import transfer, { allowed, hostPort, longestMatch } from '@foghorn/plugin-transfer';
+import { hostPort } from '@foghorn/core/wire';
+import transfer, { allowed, longestMatch } from '@foghorn/plugin-transfer';
 
 const soa: Answer = { name: 'example.org', type: 'SOA', ttl: 300, data: { mname: 'ns.example.org', rname: 'admin.example.org', serial: 9, refresh: 1, retry: 1, expire: 1, minimum: 1 } };
 const hosts = Array.from({ length: 2500 }, (_, i): Answer => ({ name: `h${i}.example.org`, type: 'TXT', ttl: 300, data: ['x'.repeat(40)] }));

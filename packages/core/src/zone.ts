@@ -2,18 +2,27 @@
  * One loaded zone and its lookup, after CoreDNS's `plugin/file/zone.go` and `lookup.go`: walk the
  * name from the apex down looking for zone cuts and DNAMEs, then answer the name, a wildcard
  * (RFC 4592), a CNAME chased inside the zone, NODATA or NXDOMAIN. `sign` adds what a DO query
- * gets from a signed zone.
+ * gets from a signed zone; {@link serveZone} turns a lookup into the reply. The zone plugins
+ * (*file*, *auto*, *secondary*) share all of it, as CoreDNS's *auto* and *secondary* embed *file*.
  *
  * The records are indexed by owner name and type once at load; a lookup is a few map reads per
  * label of the query name and allocates only the arrays it returns. The data of one load never
- * changes: a reload builds a new ZoneData and swaps it in whole.
+ * changes: a reload or a transfer builds a new ZoneData and swaps it in whole.
  */
-import { isSubdomain } from '@foghorn/core';
-import { parseZoneFile, typeNumber } from '@foghorn/core/wire';
 import type { Answer } from 'dns-packet';
+import { Flags } from './constants.js';
+import { isSubdomain } from './keys.js';
+import { nextOrFailure } from './plugin.js';
+import type { Handler, HandlerResult } from './plugin.js';
+import { Rcode } from './rcode.js';
+import type { Request } from './request.js';
+import { replyTo } from './response.js';
+import type { ResponseWriter } from './response.js';
+import { typeNumber } from './response-type.js';
+import { parseZoneFile } from './zonefile.js';
 
 /** What a lookup found (CoreDNS's `Result`). */
-export enum Result {
+export enum LookupResult {
   Success,
   NameError,
   Delegation,
@@ -22,11 +31,11 @@ export enum Result {
 }
 
 /** The three sections of an answer and what they mean. */
-export interface Lookup {
+export interface ZoneLookup {
   readonly answer: Answer[];
   readonly ns: Answer[];
   readonly extra: Answer[];
-  readonly result: Result;
+  readonly result: LookupResult;
   /**
    * For DNSSEC (`sign`): the name whose NSEC proves NODATA, or `cover` to prove with the NSEC
    * covering the query name (wildcard answers, NXDOMAIN); `wildcard` adds the wildcard's denial.
@@ -55,7 +64,7 @@ function fqdn(name: string): string {
 }
 
 /** The name without its first label, honouring `\.` escapes; '.' for a single label. */
-export function parentOf(name: string): string {
+function parentOf(name: string): string {
   for (let i = 0; i < name.length; i++) {
     const c = name.charCodeAt(i);
     if (c === 0x5c) i += /\d/.test(name[i + 1] ?? '') ? 3 : 1;
@@ -124,6 +133,14 @@ export class ZoneData {
     return new ZoneData(origin, parseZoneFile(text, { origin, file }), file);
   }
 
+  /**
+   * The zone `origin` from records received otherwise (a zone transfer): names as dns-packet
+   * gives them, any case. `source` names where they came from in the error for a missing SOA.
+   */
+  static fromRecords(records: Answer[], origin: string, source: string): ZoneData {
+    return new ZoneData(origin, records, source);
+  }
+
   get serial(): number {
     return this.soa.data.serial ?? 0;
   }
@@ -137,12 +154,12 @@ export class ZoneData {
    * Answers `qname` (lower-case, inside the zone) for `qtype` (dns-packet's type name).
    * Out-of-zone CNAME targets are left to the client: the CNAME is the whole answer.
    */
-  lookup(qname: string, qtype: number, depth = 0): Lookup {
+  lookup(qname: string, qtype: number, depth = 0): ZoneLookup {
     // A ninth pass through here is a CNAME/DNAME loop: give up, as CoreDNS does.
-    if (depth > MAX_CHASE) return { answer: [], ns: [], extra: [], result: Result.ServerFailure };
+    if (depth > MAX_CHASE) return { answer: [], ns: [], extra: [], result: LookupResult.ServerFailure };
     if (qname === this.origin) {
-      if (qtype === T.SOA) return { answer: [this.soa], ns: this.ns, extra: [], result: Result.Success };
-      if (qtype === T.NS) return { answer: this.ns, ns: [], extra: this.glue(this.ns), result: Result.Success };
+      if (qtype === T.SOA) return { answer: [this.soa], ns: this.ns, extra: [], result: LookupResult.Success };
+      if (qtype === T.NS) return { answer: this.ns, ns: [], extra: this.glue(this.ns), result: LookupResult.Success };
     }
     // The names from just below the apex down to qname.
     const path: string[] = [];
@@ -178,43 +195,43 @@ export class ZoneData {
       const cname = node.get(T.CNAME);
       if (cname && qtype !== T.CNAME) return this.chase(cname, qtype, depth);
       const rrs = node.get(qtype);
-      if (!rrs) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData, proof: { at: qname } };
-      return { answer: rrs, ns: this.ns, extra: this.additional(rrs), result: Result.Success };
+      if (!rrs) return { answer: [], ns: [this.soa], extra: [], result: LookupResult.NoData, proof: { at: qname } };
+      return { answer: rrs, ns: this.ns, extra: this.additional(rrs), result: LookupResult.Success };
     }
 
     if (wildName !== '' && !this.closerEnclosure(qname, wildName)) {
-      if (!wildNode) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData };
+      if (!wildNode) return { answer: [], ns: [this.soa], extra: [], result: LookupResult.NoData };
       const cname = wildNode.get(T.CNAME);
       if (cname && qtype !== T.CNAME) return { ...this.chase(synthesize(cname, qname, wildName), qtype, depth), wildcard: wildName };
       const rrs = wildNode.get(qtype);
-      if (!rrs) return { answer: [], ns: [this.soa], extra: [], result: Result.NoData, proof: { at: wildName }, wildcard: wildName };
+      if (!rrs) return { answer: [], ns: [this.soa], extra: [], result: LookupResult.NoData, proof: { at: wildName }, wildcard: wildName };
       const answer = synthesize(rrs, qname, wildName);
       // RFC 4035 §3.1.3.3: the NSEC that shows the query name itself does not exist.
-      return { answer, ns: this.ns, extra: this.additional(answer), result: Result.Success, proof: { cover: true }, wildcard: wildName };
+      return { answer, ns: this.ns, extra: this.additional(answer), result: LookupResult.Success, proof: { cover: true }, wildcard: wildName };
     }
 
     // An empty non-terminal has no records but exists: NOERROR, not NXDOMAIN (RFC 8020). Like
     // CoreDNS this is a Success without answers, so `fallthrough` still passes it on.
-    const result = this.parents.has(qname) ? Result.Success : Result.NameError;
-    return { answer: [], ns: [this.soa], extra: [], result, proof: { cover: true, wildcard: result === Result.NameError } };
+    const result = this.parents.has(qname) ? LookupResult.Success : LookupResult.NameError;
+    return { answer: [], ns: [this.soa], extra: [], result, proof: { cover: true, wildcard: result === LookupResult.NameError } };
   }
 
   /** A referral when `node` is a zone cut above qname, or qname itself unless DS is asked. */
-  private referral(node: Node, name: string, qname: string, qtype: number): Lookup | undefined {
+  private referral(node: Node, name: string, qname: string, qtype: number): ZoneLookup | undefined {
     const ns = node.get(T.NS);
     if (!ns || (qtype === T.DS && name === qname)) return undefined;
-    return { answer: [], ns, extra: this.glue(ns), result: Result.Delegation };
+    return { answer: [], ns, extra: this.glue(ns), result: LookupResult.Delegation };
   }
 
   /** RFC 6672 §2.2: the DNAME and the CNAME it synthesises, then the new name's answer. */
-  private substitute(dname: Answer, qname: string, qtype: number, depth: number): Lookup {
+  private substitute(dname: Answer, qname: string, qtype: number, depth: number): ZoneLookup {
     const owner = fqdn(dname.name);
     const target = fqdn(rdata(dname));
     const name = qname.slice(0, qname.length - owner.length) + (target === '.' ? '' : target);
     // A substitution that does not change the name can only loop.
-    if (name === qname) return { answer: [], ns: [], extra: [], result: Result.ServerFailure };
+    if (name === qname) return { answer: [], ns: [], extra: [], result: LookupResult.ServerFailure };
     const cname: Answer = { name: qname.slice(0, -1), type: 'CNAME', class: 'IN', ttl: (dname as { ttl?: number }).ttl ?? 0, data: name === '.' ? '.' : name.slice(0, -1) };
-    if (qtype === T.CNAME) return { answer: [dname, cname], ns: this.ns, extra: [], result: Result.Success };
+    if (qtype === T.CNAME) return { answer: [dname, cname], ns: this.ns, extra: [], result: LookupResult.Success };
     const rest = this.chase([cname], qtype, depth);
     return { ...rest, answer: [dname, ...rest.answer] };
   }
@@ -224,18 +241,18 @@ export class ZoneData {
    * it does not hold; here a target inside the zone is looked up in the zone itself (what that
    * upstream, this server, would answer) and one outside is left to the client.
    */
-  private chase(cname: Answer[], qtype: number, depth: number): Lookup {
+  private chase(cname: Answer[], qtype: number, depth: number): ZoneLookup {
     const answer = [...cname];
     let target = fqdn(rdata(cname[0]!));
     for (let step = 0; ; step++) {
       if (!isSubdomain(target, this.origin) || step > MAX_CHASE) break;
       const node = this.nodes.get(target);
       const cut = this.cutAbove(target, qtype);
-      if (cut) return { answer, ns: cut.ns, extra: cut.extra, result: Result.Delegation };
+      if (cut) return { answer, ns: cut.ns, extra: cut.extra, result: LookupResult.Delegation };
       if (!node || qtype === T.NS || (qtype === T.SOA && target === this.origin)) {
         const rest = this.lookup(target, qtype, depth + 1);
         answer.push(...rest.answer);
-        const negative = rest.result === Result.NameError || rest.result === Result.NoData;
+        const negative = rest.result === LookupResult.NameError || rest.result === LookupResult.NoData;
         return { answer, ns: negative ? [this.soa] : this.ns, extra: this.additional(answer), result: rest.result };
       }
       const next = node.get(T.CNAME);
@@ -248,11 +265,11 @@ export class ZoneData {
       if (rrs) answer.push(...rrs);
       break;
     }
-    return { answer, ns: this.ns, extra: this.additional(answer), result: Result.Success };
+    return { answer, ns: this.ns, extra: this.additional(answer), result: LookupResult.Success };
   }
 
   /** The first zone cut between the apex and `name` (CoreDNS's `findDelegation`). */
-  private cutAbove(name: string, qtype: number): Lookup | undefined {
+  private cutAbove(name: string, qtype: number): ZoneLookup | undefined {
     const path: string[] = [];
     for (let n = name; n !== this.origin && n !== '.'; n = parentOf(n)) path.push(n);
     for (let i = path.length - 1; i >= 0; i--) {
@@ -319,7 +336,7 @@ export class ZoneData {
    * RRSIGs of every RRset in the three sections, and the NSEC records (with theirs) that prove
    * NODATA, NXDOMAIN or a wildcard answer. Signatures are not made here, only served.
    */
-  sign(found: Lookup, qname: string): Lookup {
+  sign(found: ZoneLookup, qname: string): ZoneLookup {
     const ns = [...found.ns];
     const proof = found.proof;
     if (proof?.at !== undefined) ns.push(...(this.nodes.get(proof.at)?.get(T.NSEC) ?? []));
@@ -332,7 +349,7 @@ export class ZoneData {
         if (denial !== undefined && denial !== deny) ns.push(...this.nodes.get(denial)!.get(T.NSEC)!);
       }
     }
-    if (found.result === Result.Delegation) {
+    if (found.result === LookupResult.Delegation) {
       // A signed referral carries the child's DS (RFC 4035 §3.1.4).
       const cut = found.ns[0] === undefined ? undefined : this.nodes.get(fqdn(found.ns[0].name));
       ns.push(...(cut?.get(T.DS) ?? []));
@@ -425,4 +442,66 @@ function synthesize(rrs: readonly Answer[], qname: string, wildcard: string): An
 /** A name's labels from the right, joined so string order is RFC 4034 §6.1 canonical order. */
 function canonicalKey(name: string): string {
   return name === '.' ? '' : name.slice(0, -1).split('.').reverse().join('\x00');
+}
+
+/** RFC 1982 §3.2: serial arithmetic on 32 bits, where a serial is newer up to 2^31 - 1 ahead. */
+const MAX_SERIAL_INCREMENT = 0x7fffffff;
+
+/**
+ * Whether `serial` is newer than `than` in RFC 1982 serial arithmetic (CoreDNS's `less(than,
+ * serial)`): 2 is newer than 1, and 1 is newer than 4000000000, because serials wrap.
+ */
+export function serialNewer(serial: number, than: number): boolean {
+  if (than < serial) return serial - than <= MAX_SERIAL_INCREMENT;
+  return than - serial > MAX_SERIAL_INCREMENT;
+}
+
+/** What {@link serveZone} needs besides the zone: who the reply is from and what follows it. */
+export interface ZoneServing {
+  /** The handler's name, for `nextOrFailure`. */
+  readonly name: string;
+  readonly next: Handler | null;
+  /** `fallthrough` zones: an empty answer for a name under one goes to `next`. Empty when off. */
+  readonly fallthrough: readonly string[];
+}
+
+/**
+ * Answers `req` from `data` the way CoreDNS's `File.ServeDNS` does once it has the zone:
+ * authoritative, NXDOMAIN for a name error, a referral without AA, SERVFAIL for a lookup that
+ * failed, and `fallthrough` for empty answers under its zones. Transfers and NOTIFY are the
+ * caller's to handle first.
+ */
+export function serveZone(req: Request, w: ResponseWriter, data: ZoneData, serving: ZoneServing): HandlerResult {
+  let found = data.lookup(req.qname, req.qtype);
+  // CoreDNS's `zone/wildcard` metadata: the wildcard that synthesised the answer.
+  if (found.wildcard !== undefined) req.metadata?.set('zone/wildcard', found.wildcard);
+  if (req.dnssecOk && data.signed) found = data.sign(found, req.qname);
+  if (found.answer.length === 0 && (found.result === LookupResult.NameError || found.result === LookupResult.Success) && fallsThrough(serving.fallthrough, req.qname)) {
+    return nextOrFailure(serving.name, serving.next, req, w);
+  }
+  const msg = replyTo(req);
+  msg.flags |= Flags.AA;
+  msg.answers = found.answer;
+  msg.authorities = found.ns;
+  msg.additionals = found.extra;
+  switch (found.result) {
+    case LookupResult.NameError:
+      msg.flags |= Rcode.NXDOMAIN;
+      break;
+    case LookupResult.Delegation:
+      // A referral is not authoritative; a partial answer with an in-zone alias keeps AA.
+      if (found.answer.length === 0) msg.flags &= ~Flags.AA;
+      break;
+    case LookupResult.ServerFailure:
+      if (found.answer.length === 0) return Rcode.SERVFAIL;
+      msg.flags |= Rcode.SERVFAIL;
+      break;
+  }
+  w.write(msg);
+  return Rcode.NOERROR;
+}
+
+function fallsThrough(zones: readonly string[], qname: string): boolean {
+  for (const zone of zones) if (isSubdomain(qname, zone)) return true;
+  return false;
 }
