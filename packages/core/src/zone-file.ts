@@ -7,7 +7,8 @@
  * Two guards CoreDNS lacks. A file being written while it is read (an editor saving in place, a
  * copy still running) is noticed by its size and modification time changing under the read, and
  * read again instead of serving half a zone. And each problem is logged once: a broken file is
- * reported when it breaks, not at every reload tick until it is fixed.
+ * reported when it breaks, not at every reload tick until it is fixed. A file that did not change
+ * since it was last read is not read again (CoreDNS reads up to the SOA at every tick).
  */
 import { readFile, stat } from 'node:fs/promises';
 import { errorMessage } from './errors.js';
@@ -22,10 +23,17 @@ const MID_READ_PAUSE_MS = 50;
 /** What a reload did. */
 export type ZoneFileReload = 'loaded' | 'unchanged' | 'failed';
 
+/** What identifies one version of a file without reading it. */
+interface Seen {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
 /** One zone's file and the data it serves now. */
 export class ZoneFile {
-  /** Modification time of the file when it was last read, for `reload_by_mtime`. */
-  private mtimeMs = 0;
+  /** The file as last read (or, for `reload_by_mtime`, as at startup): unchanged, it is not read again. */
+  private seen: Seen | undefined;
   /** The last problem logged, so the next reload that hits it again stays quiet. */
   private problem: string | undefined;
 
@@ -41,38 +49,41 @@ export class ZoneFile {
     public data: ZoneData | null = null,
   ) {}
 
-  /** Remembers the file's modification time now, so only a later change reloads by mtime. */
+  /** Remembers the file as it is now, so only a later change reloads it by mtime. */
   async markRead(): Promise<void> {
     try {
-      this.mtimeMs = (await stat(this.path)).mtimeMs;
+      this.seen = seenOf(await stat(this.path));
     } catch {
       // Not there yet: any file that appears later is newer.
-      this.mtimeMs = 0;
+      this.seen = undefined;
     }
   }
 
   /**
-   * Reads the file again and swaps the data in when it changed. Errors keep the old data and
-   * are logged with CoreDNS's words, each once until it is fixed.
+   * Reads the file again when it changed since the last read, and swaps the data in when its
+   * serial differs (or, by mtime, whenever it is newer). Errors keep the old data and are logged
+   * with CoreDNS's words, each once until it is fixed. A file that did not change (same inode,
+   * size and modification time) is not read at all: a big zone costs a `stat` per reload.
    */
   async reload(): Promise<ZoneFileReload> {
     const { origin, path } = this;
-    let mtimeMs = 0;
-    if (this.byMtime) {
-      try {
-        mtimeMs = (await stat(path)).mtimeMs;
-      } catch (error) {
-        return this.fail(`Failed to stat zone "${origin}" in "${path}": ${errorMessage(error)}`);
-      }
-      if (mtimeMs <= this.mtimeMs) return 'unchanged';
+    let now: Seen;
+    try {
+      now = seenOf(await stat(path));
+    } catch (error) {
+      return this.fail(this.byMtime ? `Failed to stat zone "${origin}" in "${path}": ${errorMessage(error)}` : `Failed to open zone "${origin}" in "${path}": ${errorMessage(error)}`);
     }
-    let read: { text: string; mtimeMs: number } | undefined;
+    const last = this.seen;
+    if (this.byMtime ? last !== undefined && now.mtimeMs <= last.mtimeMs : last !== undefined && this.data !== null && sameFile(now, last)) return 'unchanged';
+    let read: { text: string; seen: Seen } | undefined;
     try {
       read = await readSettled(path);
     } catch (error) {
       return this.fail(`Failed to open zone "${origin}" in "${path}": ${errorMessage(error)}`);
     }
     if (read === undefined) return this.fail(`Zone "${origin}" in "${path}" changed while it was read ${MID_READ_TRIES} times: trying again at the next reload`);
+    // This version of the file has been read: whatever it holds, it is not read again.
+    this.seen = read.seen;
     let data: ZoneData;
     try {
       data = ZoneData.parse(read.text, origin, path);
@@ -83,9 +94,9 @@ export class ZoneFile {
     const old = this.data;
     if (!this.byMtime && old !== null && data.serial === old.serial) return 'unchanged';
     this.data = data;
-    this.mtimeMs = this.byMtime ? mtimeMs : read.mtimeMs;
+    if (old === null) return 'loaded';
     this.log.info(`Successfully reloaded zone "${origin}" in "${path}" with ${data.serial} SOA serial`);
-    if (old !== null && serialNewer(old.serial, data.serial)) {
+    if (serialNewer(old.serial, data.serial)) {
       // Served as written (CoreDNS reloads on any change), but no secondary will transfer it.
       this.log.warning(`Zone "${origin}" went back from SOA serial ${old.serial} to ${data.serial}: secondaries keep serial ${old.serial} until it passes it`);
     }
@@ -99,19 +110,25 @@ export class ZoneFile {
   }
 }
 
+function seenOf(stats: { ino: number; size: number; mtimeMs: number }): Seen {
+  return { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
+}
+
+function sameFile(a: Seen, b: Seen): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
 /**
  * The file's text, read again while its size or modification time moved during the read (or
  * the bytes read do not add up to its size): undefined when it never held still.
  */
-async function readSettled(path: string): Promise<{ text: string; mtimeMs: number } | undefined> {
+async function readSettled(path: string): Promise<{ text: string; seen: Seen } | undefined> {
   for (let i = 0; i < MID_READ_TRIES; i++) {
     if (i > 0) await new Promise((resolve) => setTimeout(resolve, MID_READ_PAUSE_MS));
-    const before = await stat(path);
+    const before = seenOf(await stat(path));
     const bytes = await readFile(path);
-    const after = await stat(path);
-    if (before.mtimeMs === after.mtimeMs && before.size === after.size && before.ino === after.ino && bytes.length === after.size) {
-      return { text: bytes.toString('utf8'), mtimeMs: after.mtimeMs };
-    }
+    const after = seenOf(await stat(path));
+    if (sameFile(before, after) && bytes.length === after.size) return { text: bytes.toString('utf8'), seen: after };
   }
   return undefined;
 }

@@ -50,6 +50,8 @@ const order: readonly Entry[] = [
   { name: 'kubernetes', packageName: '@foghorn/plugin-kubernetes', why: 'cluster DNS; CoreDNS lists it after cache (and hosts, k8s_external) so cached answers skip it, and before file, etcd, loop and forward, which get what it falls through' },
   { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
   { name: 'file', packageName: '@foghorn/plugin-file', why: 'authoritative data from zone files; after transfer, which streams its zones, and before forward, which gets what it does not serve' },
+  { name: 'auto', packageName: '@foghorn/plugin-auto', why: 'zone files picked up from a directory: file\'s answers for zones found at run time, so after file (plugin.cfg) and transfer, which streams them' },
+  { name: 'secondary', packageName: '@foghorn/plugin-secondary', why: 'zones transferred from a primary: after transfer, which streams them on, and file and auto (plugin.cfg), before forward, which gets what it does not serve' },
   { name: 'loop', packageName: '@foghorn/plugin-loop', why: 'just before forward: counts its own startup probe coming back through forward, and sees nothing an authoritative plugin above answered' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
   { name: 'erratic', packageName: '@foghorn/plugin-erratic', why: 'test answerer that never calls next: after forward, before whoami, as in plugin.cfg' },

@@ -255,3 +255,5 @@ export { hasTool, repositoryRoot, requireFixture, sharedPath } from './fixtures.
 export { tempFile } from './files.js';
 export { dohRequest, kdig, makeTestPki } from './tls.js';
 export type { DohReply, DohRequest, TestCert, TestPki } from './tls.js';
+export { startKnot } from './knot.js';
+export type { Knot, KnotOptions } from './knot.js';
