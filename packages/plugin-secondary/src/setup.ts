@@ -12,12 +12,17 @@ import { CarriedZones, SecondaryZones } from './zones.js';
 import type { SecondaryConfig } from './zones.js';
 
 /**
- * Records a transferred zone may have unless `max_records` says otherwise: about 250 MB of
- * heap, so a primary that sends without end cannot exhaust memory (CoreDNS has no limit).
+ * Records a transferred zone may have unless `max_records` says otherwise. A record held costs
+ * about 240 bytes of heap, so the default bounds a transfer near 60 MB: a primary that sends
+ * without end cannot take a 170 MiB pod down (CoreDNS has no limit).
  */
-export const defaultMaxRecords = 1_000_000;
-/** Bytes read per record allowed, so the byte limit follows `max_records`. */
-const BYTES_PER_RECORD = 256;
+export const defaultMaxRecords = 250_000;
+/**
+ * Bytes of messages a transfer may read per record allowed: a zone averages 30 to 60 bytes a
+ * record on the wire, signed ones more; 128 leaves room and bounds a stream of huge records
+ * as well (32 MB at the default; PowerDNS's own cap is 100 MB).
+ */
+const BYTES_PER_RECORD = 128;
 /** miekg/dns's dial and read timeout, which CoreDNS's transfers use. */
 export const transferTimeoutMs = 2_000;
 /** The longest a transfer may run however steadily it progresses (BIND: 120 min; CoreDNS: none). */

@@ -187,9 +187,8 @@ export class SecondaryZone {
       this.problem(`check: ${checkError}`, () => this.fileLog.warning(message));
       ok = false;
     } else if (this.data === null || serialNewer(serial, this.data.serial)) {
-      const error = await this.transfer();
-      if (error !== undefined && kind === 'notify') this.problem(`notify: ${error}`, () => this.fileLog.warning(`Notify from ${from} for ${this.origin}: transfer failed: ${error}`));
-      ok = error === undefined;
+      // A failure is logged by the transfer, once; CoreDNS logs it again for a NOTIFY.
+      ok = (await this.transfer()) === undefined;
     } else {
       if (kind === 'notify') this.fileLog.info(`Notify from ${from} for ${this.origin}: no SOA serial increase seen`);
       ok = true;

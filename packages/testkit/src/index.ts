@@ -257,3 +257,5 @@ export { dohRequest, kdig, makeTestPki } from './tls.js';
 export type { DohReply, DohRequest, TestCert, TestPki } from './tls.js';
 export { startKnot } from './knot.js';
 export type { Knot, KnotOptions } from './knot.js';
+export { frame, soaRecord, startPrimary } from './primary.js';
+export type { AxfrSession, Primary, PrimaryOptions } from './primary.js';
