@@ -5,8 +5,10 @@
  * the zone that was serving.
  *
  * Two guards CoreDNS lacks. A file being written while it is read (an editor saving in place, a
- * copy still running) is noticed by its size and modification time changing under the read, and
- * read again instead of serving half a zone. And each problem is logged once: a broken file is
+ * copy still running) is not served half-written: a file is read only once it has not changed for
+ * a moment, and read again when its size or modification time moved under the read. (A writer
+ * that pauses longer than that moment mid-file can still be caught half-way: write elsewhere and
+ * rename into place.) And each problem is logged once: a broken file is
  * reported when it breaks, not at every reload tick until it is fixed. A file that did not change
  * since it was last read is not read again (CoreDNS reads up to the SOA at every tick).
  */
@@ -15,10 +17,13 @@ import { errorMessage } from './errors.js';
 import type { Logger } from './logger.js';
 import { serialNewer, ZoneData } from './zone.js';
 
-/** Reads of a file that keeps changing under them before a reload gives up until the next tick. */
-const MID_READ_TRIES = 3;
-/** Pause between those reads: long enough for a writer to finish a small file. */
-const MID_READ_PAUSE_MS = 50;
+/**
+ * A file changed less than this long ago may still be being written (an editor saving in bursts,
+ * a script appending line by line): it is read once it has been left alone this long.
+ */
+const SETTLE_MS = 100;
+/** How long one reload waits for a file to hold still before it gives up until the next one. */
+const SETTLE_BUDGET_MS = 1000;
 
 /** What a reload did. */
 export type ZoneFileReload = 'loaded' | 'unchanged' | 'failed';
@@ -81,7 +86,7 @@ export class ZoneFile {
     } catch (error) {
       return this.fail(`Failed to open zone "${origin}" in "${path}": ${errorMessage(error)}`);
     }
-    if (read === undefined) return this.fail(`Zone "${origin}" in "${path}" changed while it was read ${MID_READ_TRIES} times: trying again at the next reload`);
+    if (read === undefined) return this.fail(`Zone "${origin}" in "${path}" kept changing for ${SETTLE_BUDGET_MS / 1000}s while it was read: trying again at the next reload`);
     // This version of the file has been read: whatever it holds, it is not read again.
     this.seen = read.seen;
     let data: ZoneData;
@@ -119,16 +124,24 @@ function sameFile(a: Seen, b: Seen): boolean {
 }
 
 /**
- * The file's text, read again while its size or modification time moved during the read (or
- * the bytes read do not add up to its size): undefined when it never held still.
+ * The file's text once it holds still: not changed in the last {@link SETTLE_MS}, and the same
+ * size, inode and modification time after the read as before it, with all its bytes read.
+ * Undefined when it kept changing for {@link SETTLE_BUDGET_MS}.
  */
 async function readSettled(path: string): Promise<{ text: string; seen: Seen } | undefined> {
-  for (let i = 0; i < MID_READ_TRIES; i++) {
-    if (i > 0) await new Promise((resolve) => setTimeout(resolve, MID_READ_PAUSE_MS));
+  const giveUpAt = Date.now() + SETTLE_BUDGET_MS;
+  for (;;) {
     const before = seenOf(await stat(path));
+    // A modification time in the future (a skewed clock) counts as settled, or it never would.
+    const age = Date.now() - before.mtimeMs;
+    if (age >= 0 && age < SETTLE_MS) {
+      if (Date.now() + SETTLE_MS - age > giveUpAt) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS - age));
+      continue;
+    }
     const bytes = await readFile(path);
     const after = seenOf(await stat(path));
     if (sameFile(before, after) && bytes.length === after.size) return { text: bytes.toString('utf8'), seen: after };
+    if (Date.now() + SETTLE_MS > giveUpAt) return undefined;
   }
-  return undefined;
 }

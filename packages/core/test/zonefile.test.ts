@@ -133,6 +133,11 @@ const errors: [string, string, Record<string, string>?][] = [
   ['x CNAME sp\\032ace\n', '/zones/db.example.org:1: CNAME bad domain name: "sp\\032ace"'],
   ['$INCLUDE missing\n', '/zones/db.example.org:1: failed to open `missing\': open /zones/missing: no such file or directory'],
   ['ok A 192.0.2.1\n$INCLUDE inc\n', '/zones/inc:2: A bad address: "300.1.1.1"', { '/zones/inc': 'fine A 192.0.2.2\nbad A 300.1.1.1\n' }],
+  // A file that includes itself, directly or through another, is a loop, found at once.
+  ['$INCLUDE db.example.org\n', "/zones/db.example.org:1: $INCLUDE loop: `db.example.org' is already being read", { '/zones/db.example.org': '$INCLUDE db.example.org\n' }],
+  ['a A 192.0.2.1\n$INCLUDE one\n', "/zones/two:1: $INCLUDE loop: `../zones/one' is already being read", { '/zones/one': '$INCLUDE two\n', '/zones/two': '$INCLUDE ../zones/one\n' }],
+  // Without the cap, 8 levels of files including the next one ten times would be 10^7 reads.
+  ['$INCLUDE l1\n', '/zones/l6:8: more than 1000 $INCLUDEs', Object.fromEntries([1, 2, 3, 4, 5, 6].map((n) => [`/zones/l${n}`, `$INCLUDE l${n + 1}\n`.repeat(10)]).concat([['/zones/l7', 'x A 192.0.2.1\n']]))],
 ];
 
 for (const [text, message, files] of errors) {
