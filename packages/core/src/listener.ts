@@ -177,9 +177,10 @@ class TcpConnection {
     this.guarded.guard.touch(this.guarded, this.idle);
   }
 
-  send(wire: Buffer): void {
+  /** Frames and sends `wire`; false when the connection is gone and nothing was sent. */
+  send(wire: Buffer): boolean {
     const socket = this.socket;
-    if (!socket.writable) return;
+    if (!socket.writable) return false;
     const length = Buffer.allocUnsafe(2);
     length.writeUInt16BE(wire.length, 0);
     // One segment for prefix and message, without copying the message into a new frame.
@@ -199,6 +200,7 @@ class TcpConnection {
       });
       socket.once('close', () => clearTimeout(stuck));
     }
+    return true;
   }
 
   /** Resolves once the socket's buffer has drained (or the socket closed). */
@@ -240,8 +242,8 @@ class TcpWriter extends ReplyWriter {
 
   protected send(wire: Buffer): number {
     this.answered();
-    this.connection.send(wire);
-    return wire.length;
+    // 0 tells a streaming handler (a zone transfer) that the client is gone: stop producing.
+    return this.connection.send(wire) ? wire.length : 0;
   }
 
   drained(): Promise<void> {

@@ -19,7 +19,10 @@ import { EDNS_FLAG_DO, HEADER_LENGTH, REPLY_COPIED_FLAGS } from './constants.js'
  * returns a promise that resolves after its last write.
  */
 export interface ResponseWriter {
-  /** Encodes, scrubs and sends `msg`; returns the number of bytes sent. */
+  /**
+   * Encodes, scrubs and sends `msg`; returns the number of bytes sent, 0 when the client's TCP
+   * connection is gone (a handler streaming many messages stops there).
+   */
   write(msg: Packet): number;
   /**
    * Sends an already encoded reply (a cache hit). The bytes are sent as they are when they fit

@@ -92,7 +92,8 @@ export class Transfer implements Handler {
         if (soa === undefined && rr.type === 'SOA') soa = rr;
         const length = codec.answer.encodingLength(rr);
         if (batch.length > 0 && bytes + length > ENVELOPE_BYTES) {
-          this.envelope(req, w, batch);
+          // The client went away (closed, or cut for not reading): stop walking the zone for it.
+          if (this.envelope(req, w, batch) === 0) return Rcode.SERVFAIL;
           // A slow secondary holds the transfer back rather than the whole zone piling up in memory.
           await w.drained?.();
           sent += batch.length;
@@ -119,10 +120,11 @@ export class Transfer implements Handler {
     return Rcode.NOERROR;
   }
 
-  private envelope(req: Request, w: ResponseWriter, answers: Answer[]): void {
+  /** Writes one envelope; the bytes sent, 0 when the connection is gone. */
+  private envelope(req: Request, w: ResponseWriter, answers: Answer[]): number {
     const msg: Packet = replyTo(req);
     msg.flags = (msg.flags ?? 0) | Flags.AA;
     msg.answers = answers;
-    w.write(msg);
+    return w.write(msg);
   }
 }

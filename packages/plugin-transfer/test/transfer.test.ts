@@ -188,3 +188,43 @@ test('a transfer to a client that does not read waits for the connection to drai
   });
   assert.equal(pulled, total);
 });
+
+test('a client that closes in the middle of a transfer stops it: the rest of the zone is not walked', async (t) => {
+  const total = 400;
+  let pulled = 0;
+  let finished = false;
+  const big = definePlugin({
+    name: 'owner',
+    setup(c) {
+      c.next();
+      c.provide(Transferers, {
+        name: 'owner',
+        transfer: (zone) =>
+          zone !== 'example.org.'
+            ? null
+            : (function* (): Generator<readonly Answer[]> {
+                try {
+                  yield [soa];
+                  for (; pulled < total; ) {
+                    pulled++;
+                    yield Array.from({ length: 100 }, (_, i): Answer => ({ name: `h${pulled}-${i}.example.org`, type: 'TXT', ttl: 300, data: ['y'.repeat(230)] }));
+                  }
+                  yield [soa];
+                } finally {
+                  finished = true;
+                }
+              })(),
+      });
+    },
+  });
+  const server = await startServer('example.org:0 {\n transfer {\n  to *\n }\n owner\n}\n', { directives: directivesOf(transfer, big) });
+  t.after(() => server.close());
+  // Read the first envelope, then hang up.
+  await exchange(server.port(), [makeQuery('example.org.', 'AXFR', { id: 9 })], 1);
+  // The producer was closed (its finally ran) well before the end of the zone.
+  await eventually(() => finished, 5000, 'the transfer to stop');
+  assert.ok(pulled < total, `${pulled} of ${total} batches were produced for a client that left`);
+  // The server goes on answering.
+  const [reply] = await exchange(server.port(), [makeQuery('example.org.', 'AXFR', { id: 10 })], 1);
+  assert.equal(rcodeOf(reply!), 'NOERROR');
+});
