@@ -21,7 +21,7 @@ const cases: DifferentialCase[] = [
   {
     plugin: 'auto',
     name: 'auto zones from a directory',
-    corefile: 'org:{port} {\n  bind 127.0.0.1\n  auto {\n    directory {dir}/zones\n  }\n}\n',
+    corefile: 'org:{port} {\n  bind 127.0.0.1\n  auto {\n    directory \"{dir}/zones\"\n  }\n}\n',
     files: {
       'zones/db.example.org': zone('example.org.', '192.0.2.1'),
       'zones/more/db.test.org': zone('test.org.', '192.0.2.2'),
@@ -43,7 +43,7 @@ const cases: DifferentialCase[] = [
   {
     plugin: 'auto',
     name: 'auto with a regexp and template',
-    corefile: '.:{port} {\n  bind 127.0.0.1\n  auto example.net example.com {\n    directory {dir}/zones ^(.*)\\.zone$ {1}\n    reload 0\n  }\n}\n',
+    corefile: '.:{port} {\n  bind 127.0.0.1\n  auto example.net example.com {\n    directory \"{dir}/zones\" ^(.*)\\.zone$ {1}\n    reload 0\n  }\n}\n',
     files: {
       'zones/example.net.zone': zone('example.net.', '192.0.2.3'),
       'zones/example.net.zone.bak': zone('example.net.', '192.0.2.4'),
