@@ -11,7 +11,8 @@ declare -A tools=(
   [getcap]=libcap2-bin
   [openssl]=openssl          # test certificates
   [git]=git                  # the fresh-clone test
-  [knotd]=knot               # the reference server of the UDP burst (reliability/burst.ts)
+  [knotd]=knot               # the UDP burst's reference (reliability/burst.ts); the primary of secondary's tests
+  [knotc]=knot               # reloads that primary's zones (testkit's startKnot)
   [promtool]=prometheus      # checks and unit-tests the alerting rules of examples/monitoring
 )
 
