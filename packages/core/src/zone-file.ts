@@ -69,8 +69,10 @@ export class ZoneFile {
    * serial differs (or, by mtime, whenever it is newer). Errors keep the old data and are logged
    * with CoreDNS's words, each once until it is fixed. A file that did not change (same inode,
    * size and modification time) is not read at all: a big zone costs a `stat` per reload.
+   * `quietFirstLoad` leaves the first successful load unlogged, for a caller that logs its own
+   * line then (*auto*'s "Inserting zone").
    */
-  async reload(): Promise<ZoneFileReload> {
+  async reload(quietFirstLoad = false): Promise<ZoneFileReload> {
     const { origin, path } = this;
     let now: Seen;
     try {
@@ -99,9 +101,9 @@ export class ZoneFile {
     const old = this.data;
     if (!this.byMtime && old !== null && data.serial === old.serial) return 'unchanged';
     this.data = data;
-    if (old === null) return 'loaded';
+    if (old === null && quietFirstLoad) return 'loaded';
     this.log.info(`Successfully reloaded zone "${origin}" in "${path}" with ${data.serial} SOA serial`);
-    if (serialNewer(old.serial, data.serial)) {
+    if (old !== null && serialNewer(old.serial, data.serial)) {
       // Served as written (CoreDNS reloads on any change), but no secondary will transfer it.
       this.log.warning(`Zone "${origin}" went back from SOA serial ${old.serial} to ${data.serial}: secondaries keep serial ${old.serial} until it passes it`);
     }

@@ -75,7 +75,7 @@ export class AutoZones implements Transferer {
       }
       zone.path = path;
       const isNew = zone.data === null;
-      if ((await zone.reload()) !== 'loaded') continue;
+      if ((await zone.reload(isNew)) !== 'loaded') continue;
       if (isNew) this.log.info(`Inserting zone \`${origin}' from: ${path}`);
       changed.push(origin);
     }
