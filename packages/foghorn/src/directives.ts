@@ -33,6 +33,12 @@ const order: readonly Entry[] = [
   { name: 'prometheus', packageName: '@foghorn/plugin-prometheus', why: 'outermost handler: counts every query and reply, including errors below' },
   { name: 'errors', packageName: '@foghorn/plugin-errors', why: 'sees the error of every plugin below it' },
   { name: 'log', packageName: '@foghorn/plugin-log', why: 'logs the final reply of everything below, after errors so both agree on the rcode' },
+  {
+    name: 'rrl',
+    packageName: '@foghorn/plugin-rrl',
+    why:
+      'limits the UDP reply as it leaves the chain, so it wraps the writer of everything that answers: it sees the final rcode and shape (after cache, rewrite, loadbalance) and every answerer (any, chaos, local, dns64 included, which coredns/rrl, placed before acl, lets through); below log, errors and prometheus, which then record what was really sent (nothing, or the truncated slip)',
+  },
   { name: 'local', packageName: '@foghorn/plugin-local', why: 'answers localhost and the loopback reverse zones before anything below could send them out; logged and counted above' },
   { name: 'dns64', packageName: '@foghorn/plugin-dns64', why: 'sees the final AAAA reply of everything below (cache included) and asks the same plugins for the A records it synthesises from' },
   { name: 'any', packageName: '@foghorn/plugin-any', why: 'answers ANY (RFC 8482) before any data source would look the name up; logged and counted above' },
