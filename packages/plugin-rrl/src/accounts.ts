@@ -13,11 +13,16 @@
  * from one 32-bit half, the fingerprint from the other):
  *
  * ```
- *             set = hash1 % sets            fingerprints  Int32Array   0 = free
- *   ┌────────────┬────────────┬─────┬────┐  allowAt       Float64Array ms (performance.now())
- *   │ way 0      │ way 1      │ ... │ 7  │  slipLeft      Uint8Array   dropped replies until the next slip
- *   └────────────┴────────────┴─────┴────┘  limited       Uint8Array   1 while over the limit (logged once)
+ *             set = hash1 % sets
+ *   ┌────────────┬────────────┬─────┬────┐  words    Int32Array, two per account: the fingerprint
+ *   │ way 0      │ way 1      │ ... │ 7  │           (0 = free), then the replies to drop before the
+ *   └────────────┴────────────┴─────┴────┘           next slip | 0x100 while over the limit
+ *                                            allowAt  Float64Array, ms (performance.now())
  * ```
+ *
+ * A set's fingerprints and states are 64 contiguous bytes, its credits another 64: a query
+ * touches two cache lines of the table, whatever its size (the flood's spread-out keys miss the
+ * CPU's caches, so lines touched are what a lookup costs).
  *
  * A key not in its set takes a free way, or recycles the way whose account has the most credit:
  * the one closest to a fresh account, so recycling it loses the least. An account in debt (a
@@ -43,6 +48,8 @@ export const Debit = {
 const maxWays = 8;
 /** One second, the most credit an account holds. */
 const secondMs = 1000;
+/** In an account's state word: over its limit (logged once per episode); the low byte counts down to the next slip. */
+const limitedBit = 0x100;
 
 export class Accounts {
   /** Accounts per set. */
@@ -52,10 +59,8 @@ export class Accounts {
   /** Random seeds of the two hashes of a key (see `keyHash`). */
   readonly seedSet: number;
   readonly seedPrint: number;
-  private readonly fingerprints: Int32Array;
+  private readonly words: Int32Array;
   private readonly allowAt: Float64Array;
-  private readonly slipLeft: Uint8Array;
-  private readonly limited: Uint8Array;
 
   /**
    * @param maxEntries `max-table-size`: accounts held at most; 0 holds none, and nothing is limited.
@@ -72,10 +77,8 @@ export class Accounts {
     this.ways = Math.min(maxWays, maxEntries);
     this.sets = this.ways === 0 ? 0 : Math.floor(maxEntries / this.ways);
     const size = this.ways * this.sets;
-    this.fingerprints = new Int32Array(size);
+    this.words = new Int32Array(2 * size);
     this.allowAt = new Float64Array(size);
-    this.slipLeft = new Uint8Array(size);
-    this.limited = new Uint8Array(size);
     this.seedSet = (random() * 0x100000000) | 0;
     this.seedPrint = (random() * 0x100000000) | 0;
   }
@@ -83,7 +86,7 @@ export class Accounts {
   /** Accounts in use (a scan: for tests and metrics scrapes, never per query). */
   get size(): number {
     let n = 0;
-    for (const fingerprint of this.fingerprints) if (fingerprint !== 0) n++;
+    for (let i = 0; i < this.words.length; i += 2) if (this.words[i] !== 0) n++;
     return n;
   }
 
@@ -97,13 +100,13 @@ export class Accounts {
     const print = fingerprint === 0 ? 1 : fingerprint;
     const ways = this.ways;
     const first = ((setHash >>> 0) % this.sets) * ways;
-    const fingerprints = this.fingerprints;
+    const words = this.words;
     const allowAt = this.allowAt;
     let victim = first;
     let victimAt = Infinity;
     let victimFree = false;
     for (let slot = first; slot < first + ways; slot++) {
-      const held = fingerprints[slot]!;
+      const held = words[2 * slot]!;
       if (held === print) return this.charge(slot, intervalMs, now);
       if (victimFree) continue;
       if (held === 0) {
@@ -114,11 +117,10 @@ export class Accounts {
         victimAt = allowAt[slot]!;
       }
     }
-    fingerprints[victim] = print;
+    words[2 * victim] = print;
+    words[2 * victim + 1] = this.slipRatio;
     // Full credit less this response.
     allowAt[victim] = now - secondMs + intervalMs;
-    this.slipLeft[victim] = this.slipRatio;
-    this.limited[victim] = 0;
     return victimFree ? 0 : Debit.recycled;
   }
 
@@ -127,24 +129,24 @@ export class Accounts {
     if (balance >= secondMs) balance = secondMs - intervalMs;
     else if (balance < -this.windowMs) balance = -this.windowMs;
     this.allowAt[slot] = now - balance;
+    const words = this.words;
+    const state = words[2 * slot + 1]!;
     if (balance >= 0) {
-      this.limited[slot] = 0;
+      if (state >= limitedBit) words[2 * slot + 1] = state - limitedBit;
       return 0;
     }
     let result: number = Debit.exceeded;
-    if (this.limited[slot] === 0) {
-      this.limited[slot] = 1;
-      result |= Debit.started;
-    }
+    let slipLeft = state & 0xff;
+    if (state < limitedBit) result |= Debit.started;
     if (this.slipRatio !== 0) {
-      const left = this.slipLeft[slot]!;
-      if (left <= 1) {
-        this.slipLeft[slot] = this.slipRatio;
+      if (slipLeft <= 1) {
+        slipLeft = this.slipRatio;
         result |= Debit.slip;
       } else {
-        this.slipLeft[slot] = left - 1;
+        slipLeft--;
       }
     }
+    words[2 * slot + 1] = limitedBit | slipLeft;
     return result;
   }
 }
