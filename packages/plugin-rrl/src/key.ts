@@ -18,7 +18,7 @@
  */
 import { HEADER_LENGTH, Rcode, TYPE_NS } from '@foghorn/core';
 import type { Packet } from 'dns-packet';
-import { packetRcode, skipName, writeIpv4, writeIpv6 } from '@foghorn/core/wire';
+import { formatIp, packetRcode, skipName, writeIpv4, writeIpv6 } from '@foghorn/core/wire';
 
 /** Response categories, each with its own rate (`responses-per-second`, …). */
 export const Category = {
@@ -206,29 +206,17 @@ export class PrefixReader {
   }
 }
 
-/** A prefix as text, for log lines: `192.0.2.0/24`, `2001:db8:0:100::/56`. */
+/** A prefix as text, for log lines: `192.0.2.0/24`, `2001:db8:0:100::/56` (core's `formatIp`, Go's `IP.String`). */
 export function formatPrefix(family: 4 | 6, w0: number, w1: number, w2: number, w3: number, bits: number): string {
-  if (family === 4) return `${w0 >>> 24}.${(w0 >>> 16) & 0xff}.${(w0 >>> 8) & 0xff}.${w0 & 0xff}/${bits}`;
-  const groups = [w0 >>> 16, w0 & 0xffff, w1 >>> 16, w1 & 0xffff, w2 >>> 16, w2 & 0xffff, w3 >>> 16, w3 & 0xffff];
-  // RFC 5952: the longest run of two or more zero groups becomes `::`.
-  let best = -1;
-  let bestLength = 1;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLength) {
-      best = i;
-      bestLength = j - i;
-    }
-    i = j;
-  }
-  const hex = (from: number, to: number): string => groups.slice(from, to).map((g) => g.toString(16)).join(':');
-  const text = best < 0 ? hex(0, 8) : `${hex(0, best)}::${hex(best + bestLength, 8)}`;
-  return `${text}/${bits}`;
+  const words = family === 4 ? [w0] : [w0, w1, w2, w3];
+  const bytes = new Uint8Array(4 * words.length);
+  words.forEach((w, i) => {
+    bytes[4 * i] = w >>> 24;
+    bytes[4 * i + 1] = w >>> 16;
+    bytes[4 * i + 2] = w >>> 8;
+    bytes[4 * i + 3] = w;
+  });
+  return `${formatIp(bytes)}/${bits}`;
 }
 
 /** The mask of a 32-bit word holding `bits` leading prefix bits (clamped to 0..32). */
