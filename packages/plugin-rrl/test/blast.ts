@@ -77,10 +77,9 @@ export const full = (replies: readonly (Reply | undefined)[]): Reply[] => answer
 export const slipped = (replies: readonly (Reply | undefined)[]): Reply[] => answered(replies).filter((r) => r.flag_tc);
 
 /**
- * At 5 a second an account passes 5 replies at once, and one more per 200 ms the blast lasts:
- * 5 to 8 leaves room for a slow machine.
+ * At 5 a second an account passes 5 replies at once, and one more per 200 ms the blast takes to
+ * be served: 5 to 10 leaves a loaded machine a second, and still shows most of 12 or 20 limited.
  */
 export function assertLimited(count: number, what: string): void {
-  assert.ok(count >= 5 && count <= 8, `${what}: ${count} replies, expected 5..8`);
+  assert.ok(count >= 5 && count <= 10, `${what}: ${count} replies, expected 5..10`);
 }
-
