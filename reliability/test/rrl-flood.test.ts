@@ -1,6 +1,7 @@
 /**
- * The reflection attack of `npm run rrl-flood`, short: one second at 3,000 queries per second
- * from the victim's /24, against the CLI without and with rrl. Without it the victim receives
+ * The reflection attack of `npm run rrl-flood`, short: one second at 1,500 queries per second
+ * from the victim's /24, against the CLI without and with rrl (a rate a loaded CI machine keeps
+ * up with, and replies counted for 1.5 s after: the figures are about rrl, not about a starved CPU). Without it the victim receives
  * many times the bytes the attacker sent; with it (10 a second, slip-ratio 2) less than the
  * attacker sent, and a client on another network keeps its answers.
  */
@@ -9,7 +10,7 @@ import { test } from 'node:test';
 import { counter, flood, rrlBlock, startFloodServer } from '../rrl-flood.js';
 import { scratch } from '../harness.js';
 
-const attack = { seconds: 1, qps: 3000, legitQps: 100, tailMs: 500 };
+const attack = { seconds: 1, qps: 1500, legitQps: 100, tailMs: 1500 };
 
 test('a reflection flood: rrl takes the amplification from above 10 to below 1, and the client on another network keeps 99 % of its answers', async (t) => {
   const work = await scratch();

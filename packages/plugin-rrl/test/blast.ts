@@ -12,7 +12,7 @@ import cache from '@foghorn/plugin-cache';
 import file from '@foghorn/plugin-file';
 import rrl from '@foghorn/plugin-rrl';
 import whoami from '@foghorn/plugin-whoami';
-import { decodeReply, directivesOf, makeQuery, startServer, tempFile } from '@foghorn/testkit';
+import { decodeReply, directivesOf, eventually, makeQuery, query, startServer, tempFile } from '@foghorn/testkit';
 import type { QueryOptions, Reply, TestServer } from '@foghorn/testkit';
 
 const directives = directivesOf(bind, rrl, acl, cache, file, whoami);
@@ -32,13 +32,19 @@ const zone = [
   '',
 ].join('\n');
 
-/** How long a blast waits after the last reply before it takes the rest as dropped. */
-const quietMs = 200;
+/** How long a blast waits for its first reply, and after each reply, before it takes the rest as dropped. */
+const firstMs = 1000;
+const quietMs = 250;
 
+/**
+ * Serves `body` (DB stands for the zone file's path) and waits until the zone answers over TCP,
+ * which rrl never limits: a blast then meets a loaded server, not one still starting.
+ */
 export async function serve(t: { after(fn: () => unknown): void }, body: string, key = 'example.org:0'): Promise<TestServer> {
   const db = tempFile(t, zone, 'db.example.org');
   const server = await startServer(`${key} {\n bind 127.0.0.1\n${body.replaceAll('DB', db)}\n}\n`, { directives });
   t.after(() => server.close());
+  await eventually(async () => assert.equal((await query({ port: server.port() }, 'ns.example.org', 'A', { transport: 'tcp' })).answers?.length, 1));
   return server;
 }
 
@@ -54,16 +60,16 @@ export async function blast(server: TestServer, source: string, questions: reado
   const replies: (Reply | undefined)[] = Array.from({ length: questions.length });
   let timer: NodeJS.Timeout | undefined;
   const done = new Promise<void>((resolve) => {
-    const quiet = (): void => {
+    const quiet = (ms: number): void => {
       clearTimeout(timer);
-      timer = setTimeout(resolve, quietMs);
+      timer = setTimeout(resolve, ms);
     };
     socket.on('message', (msg) => {
       const index = msg.readUInt16BE(0);
       if (index < replies.length) replies[index] = decodeReply(msg);
-      quiet();
+      quiet(quietMs);
     });
-    quiet();
+    quiet(firstMs);
   });
   questions.forEach((q, id) => socket.send(makeQuery(q.name, q.type, { ...options, id }), server.port(), '127.0.0.1'));
   await done;
