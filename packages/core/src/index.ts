@@ -30,6 +30,8 @@ export type {
 // Cooperation between plugins: capability tokens and process-wide state.
 export { defineCapability, defineShared, HandlerNames, ListenAddresses, MetadataCollectors, MetadataProviders, ReadinessProbes, Servers, Transferers, Views } from './capability.js';
 export type { Capability, CapabilityScope, MetadataCollector, MetadataProvider, QueryMetadata, ReadinessProbe, SharedKey, Transferer, View } from './capability.js';
+export { DnstapSinks, DnstapType, PluginSpans } from './observe.js';
+export type { DnstapSink, Span, TapMessage } from './observe.js';
 
 // The query and the reply.
 export { Request } from './request.js';

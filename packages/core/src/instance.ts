@@ -10,6 +10,7 @@ import { ConfigError, errorMessage, StartupError } from './errors.js';
 import type { Logger } from './logger.js';
 import { KeyError, parseServerKey, serverLabel } from './keys.js';
 import { CapabilityStore, coreProvided, HandlerNames, ListenAddresses, MetadataCollectors, Servers, Views } from './capability.js';
+import { PluginSpans, serveInSpan } from './observe.js';
 import type { Capability, SharedKey } from './capability.js';
 import type { Controller, CorefileSource, Handler, HandlerFactory, HandlerResult, Hook, KeyTransport, PluginDefinition, ServerKey, ServerSettings } from './plugin.js';
 import type { Request } from './request.js';
@@ -164,10 +165,13 @@ export async function buildInstance(source: CorefileSource, context: BuildContex
   }
 
   const chains = states.map((state) => {
+    // Plugins after the first that asked for per-plugin spans (trace) get span-aware links.
+    const spanners = state.capabilities.list(PluginSpans);
+    const spansAfter = spanners.length === 0 ? Infinity : state.factories.findIndex((f) => spanners.includes(f.name));
     let chain: Handler | null = null;
     for (let i = state.factories.length - 1; i >= 0; i--) {
       const { name, factory } = state.factories[i]!;
-      chain = link(name, factory(chain), context.onEnter);
+      chain = link(name, factory(chain), context.onEnter, spansAfter >= 0 && i > spansAfter);
     }
     return chain;
   });
@@ -283,18 +287,25 @@ function definedFields(settings: ServerSettings): ServerSettings {
  *
  * `onEnter` (a tracing hook, {@link BuildContext.onEnter}) is called between the two: only the
  * chains of a traced configuration carry it.
+ *
+ * `spans`: the link opens a child span for a query that carries one (`Request.span`), in the
+ * blocks whose *trace* asked for them (`PluginSpans`); other queries pay one property read, and
+ * other blocks' links are the plain ones.
  */
-function link(name: string, handler: Handler, onEnter?: (req: Request, plugin: string) => void): Handler {
+function link(name: string, handler: Handler, onEnter?: (req: Request, plugin: string) => void, spans = false): Handler {
   const target = onEnter === undefined ? handler : traced(name, handler, onEnter);
   if (!isDisabled('codegen')) {
     try {
-      const serveDNS = new Function('name', 'handler', `return function link${links++}(req, w) {\n  req.handler = name;\n  return handler.serveDNS(req, w);\n};`);
-      return { name, serveDNS: serveDNS(name, target) as Handler['serveDNS'] };
+      const body = spans
+        ? `  req.handler = name;\n  if (req.span === undefined) return handler.serveDNS(req, w);\n  return serveInSpan(req, w, name, handler);\n`
+        : `  req.handler = name;\n  return handler.serveDNS(req, w);\n`;
+      const serveDNS = new Function('name', 'handler', 'serveInSpan', `return function link${links++}(req, w) {\n${body}};`);
+      return { name, serveDNS: serveDNS(name, target, serveInSpan) as Handler['serveDNS'] };
     } catch {
-      // Code generation is off for this process: the shared link below.
+      // Code generation is off for this process: the shared links below.
     }
   }
-  return new NamedLink(name, target);
+  return spans ? new SpanLink(name, target) : new NamedLink(name, target);
 }
 let links = 0;
 
@@ -319,6 +330,20 @@ class NamedLink implements Handler {
   serveDNS(req: Request, w: ResponseWriter): HandlerResult {
     req.handler = this.name;
     return this.handler.serveDNS(req, w);
+  }
+}
+
+/** A chain link in shared code that opens a span per plugin for traced queries: {@link link}'s fallback. */
+class SpanLink implements Handler {
+  constructor(
+    readonly name: string,
+    private readonly handler: Handler,
+  ) {}
+
+  serveDNS(req: Request, w: ResponseWriter): HandlerResult {
+    req.handler = this.name;
+    if (req.span === undefined) return this.handler.serveDNS(req, w);
+    return serveInSpan(req, w, this.name, this.handler);
   }
 }
 

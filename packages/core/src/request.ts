@@ -9,6 +9,7 @@ import * as types from 'dns-packet/types.js';
 import * as classes from 'dns-packet/classes.js';
 import type { QueryMetadata } from './capability.js';
 import { Flags } from './constants.js';
+import type { Span } from './observe.js';
 import { isIpv6Text } from './ip.js';
 import { emptyHeader, readQuery, Verdict } from './wire.js';
 import type { EdnsOption, QueryHeader } from './wire.js';
@@ -99,6 +100,12 @@ export class Request {
    * the chain hands the copy this same object, as CoreDNS's context goes along.
    */
   metadata: QueryMetadata | undefined = undefined;
+
+  /**
+   * The tracing span the query is in now, or undefined when it is not traced: *trace* opens one
+   * for a sampled query and core a child per plugin it enters (`PluginSpans`).
+   */
+  span: Span | undefined = undefined;
   private decoded: Packet | undefined;
   private readonly udpSizeOffset: number;
   /** See {@link startTime}: -1 until a plugin times the query. */

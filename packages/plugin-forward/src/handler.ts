@@ -5,8 +5,9 @@
  */
 // Bindings, not globals: per query (docs/architecture.md, "Per-query code").
 import { performance } from 'node:perf_hooks';
-import { errorMessage, isSubdomain, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
-import type { Handler, HandlerResult, Logger, Request, ResponseWriter } from '@foghorn/core';
+import type { AddressInfo } from 'node:net';
+import { DnstapType, errorMessage, isSubdomain, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
+import type { DnstapSink, Handler, HandlerResult, Logger, Request, ResponseWriter } from '@foghorn/core';
 import { hexdump, wireRcode } from '@foghorn/core/wire';
 import type { ForwardMetrics } from './metrics.js';
 import { createPolicy } from './policy.js';
@@ -59,6 +60,8 @@ export class Forward implements Handler {
     /** The `[DEBUG]` lines of an odd reply (*debug*). */
     private readonly log: Logger,
     runtime: Partial<ForwardRuntime> = {},
+    /** The block's dnstap sinks, empty without dnstap (a live list, complete from onStartup on). */
+    private readonly taps: readonly DnstapSink[] = [],
   ) {
     this.runtime = resolveRuntime(runtime);
     this.orderer = createPolicy<Proxy>(options.policy, this.runtime.random);
@@ -174,6 +177,7 @@ export class Forward implements Handler {
       }
       return;
     }
+    if (this.taps.length > 0) this.tap(a, reply);
     if (!isMatchingResponse(reply)) {
       // CoreDNS's debug.Hexdumpf (the reply carries the client's ID there by now); a rare path.
       this.log.debug(`Wrong reply for id: ${req.id}, ${req.name} ${req.qtype}\n${hexdump(withId(reply, req.id))}`);
@@ -208,9 +212,34 @@ export class Forward implements Handler {
   }
 
   private failedAttempt(a: Attempt, error: unknown): void {
+    if (this.taps.length > 0 && a.proxy !== undefined) this.tap(a, undefined);
     a.lastError = error;
     a.attempts++;
     if (this.options.maxFails !== 0) (a.proxy as Proxy).healthcheck();
+  }
+
+  /**
+   * FORWARDER_QUERY, and FORWARDER_RESPONSE when the exchange got `reply`, to each dnstap sink
+   * (CoreDNS's toDnstap): from Foghorn's socket (known for UDP) to the upstream.
+   */
+  private tap(a: Attempt, reply: Buffer | undefined): void {
+    const upstream = (a.proxy as Proxy).upstream;
+    const transport = a.transport === 'udp' ? 'udp' : 'tcp';
+    const local = a.local;
+    const responseTime = reply === undefined ? undefined : performance.now();
+    for (const sink of this.taps) {
+      const full = sink.full;
+      const common = {
+        transport,
+        queryAddress: local?.address,
+        queryPort: local?.port,
+        responseAddress: upstream.host,
+        responsePort: upstream.port,
+        queryTime: a.started,
+      } as const;
+      sink.tap({ ...common, type: DnstapType.FORWARDER_QUERY, queryMessage: full ? a.req.raw : undefined });
+      if (reply !== undefined) sink.tap({ ...common, type: DnstapType.FORWARDER_RESPONSE, responseTime, responseMessage: full ? reply : undefined });
+    }
   }
 
   /**
@@ -270,6 +299,8 @@ class Attempt implements ReplyWaiter {
   /** Replies whose rcode sent the query on to the next upstream. */
   failedOver = 0;
   lastError: unknown = undefined;
+  /** The UDP socket the last reply came in on (dnstap's query address). */
+  local: AddressInfo | undefined = undefined;
   /** The query has ended (Forward's `end` and `fail`). */
   ended = false;
   settle!: (rcode: number) => void;
@@ -288,7 +319,8 @@ class Attempt implements ReplyWaiter {
     this.question = req.raw.subarray(12, req.questionEnd);
   }
 
-  resolve(reply: Buffer): void {
+  resolve(reply: Buffer, local?: AddressInfo): void {
+    this.local = local;
     this.forward.answered(this, reply);
   }
 

@@ -30,7 +30,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { atoi, defineShared, durationArg, errorAt, errorMessage, normalizeZone, Rcode, rootedPath, zonesFromArgs } from '@foghorn/core';
+import { atoi, defineShared, DnstapSinks, durationArg, errorAt, errorMessage, normalizeZone, Rcode, rootedPath, zonesFromArgs } from '@foghorn/core';
 import type { Controller, Token } from '@foghorn/core';
 import { Forward, resolveRuntime } from './handler.js';
 import type { ForwardRuntime } from './handler.js';
@@ -386,8 +386,10 @@ export function setupWith(runtime: Partial<ForwardRuntime> = {}): (c: Controller
     if (c.validating) return;
     const metrics = c.shared(ForwardMetricsKey, () => createForwardMetrics(c.registry));
     const resolved = resolveRuntime(runtime);
+    // The block's dnstap sinks (CoreDNS's SetTapPlugin): a live list, complete from onStartup on.
+    const taps = c.use(DnstapSinks);
     const forwards = all.map(
-      (options) => new Forward(options, options.upstreams.map((u) => new Proxy(u, options, metrics, resolved.probeTimeoutMs)), metrics, c.log, resolved),
+      (options) => new Forward(options, options.upstreams.map((u) => new Proxy(u, options, metrics, resolved.probeTimeoutMs)), metrics, c.log, resolved, taps),
     );
     for (const forward of forwards) resolved.onForward?.(forward);
     c.onStartup(() => {

@@ -95,8 +95,11 @@ export interface ReplyWaiter {
   readonly question: Uint8Array;
   /** When its UDP read times out, in `performance.now()` time (streams take a timeout per exchange). */
   readonly deadline: number;
-  /** The matching reply, still carrying the pool's ID. */
-  resolve(reply: Buffer): void;
+  /**
+   * The matching reply, still carrying the pool's ID; `local` is the UDP socket's own address
+   * (for dnstap's FORWARDER_* messages).
+   */
+  resolve(reply: Buffer, local?: net.AddressInfo): void;
   /** The read timed out or the socket failed or closed. */
   reject(error: Error): void;
 }
@@ -118,6 +121,8 @@ class UdpConn {
   connected = false;
   idleTimer: NodeJS.Timeout | undefined;
   where: string;
+  /** The socket's own address once connected. */
+  local: net.AddressInfo | undefined;
 
   constructor(
     readonly socket: dgram.Socket,
@@ -194,6 +199,7 @@ export class UdpPool {
       const connect = (): void =>
         socket.connect(this.port, this.host, () => {
           const local = socket.address();
+          conn.local = local;
           conn.where = describeAddress(local, this.host, this.port);
           conn.connected = true;
           resolve();
@@ -210,7 +216,7 @@ export class UdpPool {
       if (waiter === undefined || !answersQuestion(msg, waiter.question)) return;
       conn.waiters.delete(id);
       this.release(conn);
-      waiter.resolve(msg);
+      waiter.resolve(msg, conn.local);
     });
     socket.on('error', (error) => {
       // ICMP port unreachable shows up here on a connected socket: fail everything in flight.

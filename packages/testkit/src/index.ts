@@ -253,6 +253,8 @@ export { steadyLoad } from './load.js';
 export type { SteadyLoad } from './load.js';
 export { hasTool, repositoryRoot, requireFixture, sharedPath } from './fixtures.js';
 export { tempFile } from './files.js';
+export { startDnstapCollector } from './dnstap.js';
+export type { DnstapCollector, DnstapCollectorOptions, DnstapRecord } from './dnstap.js';
 export { dohRequest, kdig, makeTestPki } from './tls.js';
 export type { DohReply, DohRequest, TestCert, TestPki } from './tls.js';
 export { startKnot } from './knot.js';
