@@ -14,6 +14,10 @@ declare -A tools=(
   [knotd]=knot               # the UDP burst's reference (reliability/burst.ts); the primary of secondary's tests
   [knotc]=knot               # reloads that primary's zones (testkit's startKnot)
   [promtool]=prometheus      # checks and unit-tests the alerting rules of examples/monitoring
+  [fstrm_capture]=fstrm-bin  # the dnstap collector of plugin-dnstap's tests
+  [dnstap-ldns]=dnstap-ldns  # decodes what the collector wrote
+  [socat]=socat              # relays a collector to dnstap's listen mode
+  [go]=golang-go             # `go tool pprof` reads what plugin-pprof serves
 )
 
 missing=()

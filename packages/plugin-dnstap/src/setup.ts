@@ -5,8 +5,8 @@
  * `DnstapSinks`, connected in onStartup, closed on reload and at exit.
  */
 import { hostname } from 'node:os';
-import { DnstapSinks, errorMessage } from '@foghorn/core';
-import type { Controller } from '@foghorn/core';
+import { DnstapSinks, errorAt, errorMessage } from '@foghorn/core';
+import type { Controller, Token } from '@foghorn/core';
 import { APP_NAME, appVersion, splitHostPort } from '@foghorn/core/wire';
 import { Dnstap } from './handler.js';
 import { createDnstapMetrics } from './metrics.js';
@@ -45,25 +45,27 @@ export interface DnstapOptions {
 }
 
 /** A SOCKET argument: `tcp://HOST:PORT`, `tls://HOST:PORT`, `unix://PATH` or a path. */
-function parseEndpoint(c: Controller, text: string): Endpoint {
+function parseEndpoint(token: Token): Endpoint {
+  const text = token.text;
   for (const proto of ['tcp', 'tls'] as const) {
     if (!text.startsWith(`${proto}://`)) continue;
     const address = text.slice(proto.length + 3).replace(/\/.*$/, '');
     try {
       splitHostPort(address);
     } catch (error) {
-      throw c.error(errorMessage(error));
+      throw errorAt(token, errorMessage(error));
     }
     return { proto, address };
   }
   return { proto: 'unix', address: text.startsWith('unix://') ? text.slice('unix://'.length) : text };
 }
 
-/** A multiple argument, checked as CoreDNS checks it. */
-function multiple(c: Controller, text: string, name: string, max: number, unit: string): number {
+/** A multiple argument, checked as CoreDNS checks it; an error points at it. */
+function multiple(token: Token, name: string, max: number, unit: string): number {
+  const text = token.text;
   const value = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
-  if (Number.isNaN(value)) throw c.error(`dnstap: invalid ${name} "${text}": strconv.Atoi: parsing "${text}": invalid syntax`);
-  if (value < 1 || value > max) throw c.error(`dnstap: ${name} must be between 1 and ${max} (${unit}): ${value}`);
+  if (Number.isNaN(value)) throw errorAt(token, `dnstap: invalid ${name} "${text}": strconv.Atoi: parsing "${text}": invalid syntax`);
+  if (value < 1 || value > max) throw errorAt(token, `dnstap: ${name} must be between 1 and ${max} (${unit}): ${value}`);
   return value;
 }
 
@@ -71,16 +73,18 @@ function multiple(c: Controller, text: string, name: string, max: number, unit: 
 export function parseDnstap(c: Controller): DnstapOptions[] {
   const taps: DnstapOptions[] = [];
   while (c.next()) {
-    let args = c.remainingArgs();
-    if (args.length === 0) throw c.argError();
+    let tokens = c.remainingArgTokens();
+    if (tokens.length === 0) throw c.argError();
+    let args = tokens.map((token) => token.text);
     const listen = args[0] === 'listen';
     if (listen) {
       if (args.length < 2) throw c.error('dnstap listen requires an endpoint argument');
       args = args.slice(1);
+      tokens = tokens.slice(1);
     }
-    const writeBufferMiB = args.length >= 3 ? multiple(c, args[2]!, 'MultipleTcpWriteBuf', MAX_WRITE_BUFFER, 'MiB units') : 1;
-    const queueMultiple = args.length >= 4 ? multiple(c, args[3]!, 'MultipleQueue', MAX_QUEUE, 'x10k messages') : 1;
-    const endpoint = parseEndpoint(c, args[0]!);
+    const writeBufferMiB = tokens[2] === undefined ? 1 : multiple(tokens[2], 'MultipleTcpWriteBuf', MAX_WRITE_BUFFER, 'MiB units');
+    const queueMultiple = tokens[3] === undefined ? 1 : multiple(tokens[3], 'MultipleQueue', MAX_QUEUE, 'x10k messages');
+    const endpoint = parseEndpoint(tokens[0]!);
     // As in CoreDNS, a second argument other than `full` is ignored.
     const full = args[1] === 'full';
     let identity = hostname();
