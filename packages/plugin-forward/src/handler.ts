@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { DnstapType, errorMessage, isSubdomain, nextOrFailure, PluginError, Rcode, replyTo } from '@foghorn/core';
-import type { DnstapSink, Handler, HandlerResult, Logger, Request, ResponseWriter } from '@foghorn/core';
+import type { DnstapSink, Handler, HandlerResult, Logger, Request, ResponseWriter, Span } from '@foghorn/core';
 import { hexdump, wireRcode } from '@foghorn/core/wire';
 import type { ForwardMetrics } from './metrics.js';
 import { createPolicy } from './policy.js';
@@ -135,6 +135,8 @@ export class Forward implements Handler {
       a.transport = options.forceTcp ? 'tcp' : options.preferUdp ? 'udp' : a.req.transport;
       a.timeoutMs = Math.max(1, Math.min(options.readTimeoutMs, a.budgetEnd - a.started));
       a.deadline = a.started + a.timeoutMs;
+      // A traced query: a span per exchange, as CoreDNS's "connect" span.
+      if (a.req.span !== undefined) a.openSpan(proxy.address);
       try {
         proxy.exchange(a.req.raw, a.transport, a.timeoutMs, a);
         return;
@@ -166,6 +168,7 @@ export class Forward implements Handler {
     const req = a.req;
     const proxy = a.proxy as Proxy;
     proxy.observe(reply, a.started);
+    a.closeSpan(undefined);
     // prefer_udp: a truncated UDP reply is asked again over TCP, once.
     if (a.transport === 'udp' && options.preferUdp && isTruncated(reply)) {
       a.transport = 'tcp';
@@ -212,6 +215,7 @@ export class Forward implements Handler {
   }
 
   private failedAttempt(a: Attempt, error: unknown): void {
+    a.closeSpan(error);
     if (this.taps.length > 0 && a.proxy !== undefined) this.tap(a, undefined);
     a.lastError = error;
     a.attempts++;
@@ -299,6 +303,8 @@ class Attempt implements ReplyWaiter {
   /** Replies whose rcode sent the query on to the next upstream. */
   failedOver = 0;
   lastError: unknown = undefined;
+  /** The span of the exchange in flight, for a traced query. */
+  span: Span | undefined = undefined;
   /** The UDP socket the last reply came in on (dnstap's query address). */
   local: AddressInfo | undefined = undefined;
   /** The query has ended (Forward's `end` and `fail`). */
@@ -317,6 +323,16 @@ class Attempt implements ReplyWaiter {
     readonly budgetEnd: number,
   ) {
     this.question = req.raw.subarray(12, req.questionEnd);
+  }
+
+  openSpan(peer: string): void {
+    this.span = (this.req.span as Span).child('connect');
+    this.span.tag('peer.address', peer);
+  }
+
+  closeSpan(error: unknown): void {
+    this.span?.end(error);
+    this.span = undefined;
   }
 
   resolve(reply: Buffer, local?: AddressInfo): void {
