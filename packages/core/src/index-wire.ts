@@ -22,6 +22,9 @@ export { writeOpt, writeReplyHead } from './wire.js';
 export { encodeReply, packetRcode, wireRcode } from './response.js';
 export { compressReply } from './compress.js';
 
+// DNSSEC: key tags, and records and RRsets in the canonical form a signature covers (RFC 4034 §6).
+export { canonicalRecord, canonicalRRset, keyTag } from './dnssec.js';
+
 // EDNS.
 export { EDNS_OPTION_EDE, edeOption, replyOpt, withReplyOption } from './edns.js';
 export type { ReplyOptOptions } from './edns.js';

@@ -231,7 +231,19 @@ export function parseRR(text: string): Answer {
 
 /** A name with exactly one trailing dot (dns-packet decodes names without it). */
 function fqdn(name: string): string {
-  return name === '' || name === '.' ? '.' : name.endsWith('.') ? name : `${name}.`;
+  // Control bytes in a label print as \DDD (RFC 4343 §2.1): the `\000.` of a black lie's NSEC.
+  const text = /[\x00-\x1f\x7f]/.test(name) ? name.replace(/[\x00-\x1f\x7f]/g, (c) => `\\${String(c.charCodeAt(0)).padStart(3, '0')}`) : name;
+  return text === '' || text === '.' ? '.' : text.endsWith('.') ? text : `${text}.`;
+}
+
+/** A dns-packet type name as zone files write it: `UNKNOWN_61` is RFC 3597's `TYPE61`. */
+function typeText(type: string): string {
+  return type.startsWith('UNKNOWN_') ? `TYPE${type.slice(8)}` : type;
+}
+
+/** RFC 4034 §3.2: a signature time as `YYYYMMDDHHmmSS` in UTC. */
+function signatureTime(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 
 function quote(text: string): string {
@@ -270,6 +282,18 @@ function rdataText(record: Answer): string {
     case 'DS': {
       const ds = data as { keyTag: number; algorithm: number; digestType: number; digest: Buffer };
       return `${ds.keyTag} ${ds.algorithm} ${ds.digestType} ${ds.digest.toString('hex').toUpperCase()}`;
+    }
+    case 'DNSKEY': {
+      const key = data as { flags: number; algorithm: number; key: Buffer };
+      return `${key.flags} 3 ${key.algorithm} ${key.key.toString('base64')}`;
+    }
+    case 'RRSIG': {
+      const sig = data as { typeCovered: string; algorithm: number; labels: number; originalTTL: number; expiration: number; inception: number; keyTag: number; signersName: string; signature: Buffer };
+      return `${typeText(sig.typeCovered)} ${sig.algorithm} ${sig.labels} ${sig.originalTTL} ${signatureTime(sig.expiration)} ${signatureTime(sig.inception)} ${sig.keyTag} ${fqdn(sig.signersName)} ${sig.signature.toString('base64')}`;
+    }
+    case 'NSEC': {
+      const nsec = data as { nextDomain: string; rrtypes: string[] };
+      return [fqdn(nsec.nextDomain), ...nsec.rrtypes.map(typeText)].join(' ');
     }
     default:
       // A, AAAA, and RFC 3597's `\# LENGTH HEX` for bytes dns-packet does not decode.

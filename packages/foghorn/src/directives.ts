@@ -51,6 +51,7 @@ const order: readonly Entry[] = [
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
   { name: 'header', packageName: '@foghorn/plugin-header', why: 'below cache, as in plugin.cfg: its response flags are what the cache keeps, and its query flags are what the data sources and forward see' },
+  { name: 'dnssec', packageName: '@foghorn/plugin-dnssec', why: 'signs what every data source below writes (file, template, kubernetes, forward); after cache, which then keeps the signed replies so a repeat costs no signing at all' },
   { name: 'tls', packageName: '@foghorn/plugin-tls', why: 'setup-only; loads the certificate of tls:// and https:// blocks (CoreDNS v1.14.7 lists it after dnssec)' },
   { name: 'minimal', packageName: '@foghorn/plugin-minimal', why: 'strips the replies of the data sources below it, before cache (above) keeps them, as plugin.cfg places it after dnssec' },
   { name: 'template', packageName: '@foghorn/plugin-template', why: 'synthesised answers after the cache (so they are cached) and before the data sources it falls through to' },
