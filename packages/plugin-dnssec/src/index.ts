@@ -17,4 +17,5 @@ export { algorithms, parseKey, readKeyFiles, SigningKey } from './key.js';
 export type { DnskeyData } from './key.js';
 export { SignatureCache } from './cache.js';
 export type { RrsigData } from './cache.js';
-export { INCEPTION_OFFSET_SECONDS, ORIGINAL_TTL, Signer, VALIDITY_SECONDS } from './signer.js';
+export { INCEPTION_OFFSET_SECONDS, ORIGINAL_TTL, signedData, Signer, signRRset, VALIDITY_SECONDS } from './signer.js';
+export type { KeySet, RrsigFields } from './signer.js';

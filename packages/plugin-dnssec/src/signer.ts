@@ -214,34 +214,58 @@ export class Signer {
   }
 
   private makeSignatures(rrs: readonly Answer[], signer: string, data: Buffer, nowSeconds: number): RrsigData[] {
-    const type = rrs[0]!.type;
-    const isDnskey = type === 'DNSKEY';
-    const inception = (nowSeconds - INCEPTION_OFFSET_SECONDS) >>> 0;
-    const expiration = (nowSeconds + VALIDITY_SECONDS) >>> 0;
-    const labels = labelCount(rrs[0]!.name);
-    const signerName = signerWire(signer);
-    const sigs: RrsigData[] = [];
-    for (const key of this.keySet.keys) {
-      if (this.keySet.split && (isDnskey ? !key.isKsk : !key.isZsk)) continue;
-      // RFC 4034 §3.1.8.1: the RRSIG rdata without the signature, then the canonical RRset.
-      const head = Buffer.allocUnsafe(18 + signerName.length);
-      head.writeUInt16BE(typeNumber(type), 0);
-      head[2] = key.algorithm;
-      head[3] = labels;
-      head.writeUInt32BE(ORIGINAL_TTL, 4);
-      head.writeUInt32BE(expiration, 8);
-      head.writeUInt32BE(inception, 12);
-      head.writeUInt16BE(key.tag, 16);
-      signerName.copy(head, 18);
-      let signature: Buffer;
-      try {
-        signature = key.sign(Buffer.concat([head, data]));
-      } catch {
-        // CoreDNS returns the reply unsigned when a key fails, and caches nothing: so do we.
-        return [];
-      }
-      sigs.push({ typeCovered: type, algorithm: key.algorithm, labels, originalTTL: ORIGINAL_TTL, expiration, inception, keyTag: key.tag, signersName: packetName(signer), signature });
+    const isDnskey = rrs[0]!.type === 'DNSKEY';
+    const keys = this.keySet.split ? this.keySet.keys.filter((key) => (isDnskey ? key.isKsk : key.isZsk)) : this.keySet.keys;
+    try {
+      return signRRset(keys, rrs, signer, nowSeconds - INCEPTION_OFFSET_SECONDS, nowSeconds + VALIDITY_SECONDS, data);
+    } catch {
+      // CoreDNS returns the reply unsigned when a key fails, and caches nothing: so do we.
+      return [];
     }
-    return sigs;
   }
+}
+
+/** The fields of an RRSIG that its signature covers: all but the signature itself. */
+export type RrsigFields = Omit<RrsigData, 'signature'>;
+
+/**
+ * What an RRSIG's signature is made over (RFC 4034 §3.1.8.1): its rdata without the signature,
+ * the signer's name in lower case, then the RRset in canonical form (`data`, when the caller has
+ * it already). A validator rebuilds the same bytes to verify.
+ */
+export function signedData(fields: RrsigFields, rrs: readonly Answer[], data = canonicalRRset(rrs, fields.originalTTL)): Buffer {
+  const signerName = signerWire(fqdn(fields.signersName));
+  const head = Buffer.allocUnsafe(18 + signerName.length);
+  head.writeUInt16BE(typeNumber(fields.typeCovered), 0);
+  head[2] = fields.algorithm;
+  head[3] = fields.labels;
+  head.writeUInt32BE(fields.originalTTL, 4);
+  head.writeUInt32BE(fields.expiration, 8);
+  head.writeUInt32BE(fields.inception, 12);
+  head.writeUInt16BE(fields.keyTag, 16);
+  signerName.copy(head, 18);
+  return Buffer.concat([head, data]);
+}
+
+/**
+ * The RRSIG rdata of each key over `rrs`, with {@link ORIGINAL_TTL}. `signer` is lower-case and
+ * fully qualified; times are seconds since the epoch. `data` is the canonical RRset when the
+ * caller has it already. Throws when a key fails to sign.
+ */
+export function signRRset(keys: readonly SigningKey[], rrs: readonly Answer[], signer: string, inception: number, expiration: number, data = canonicalRRset(rrs, ORIGINAL_TTL)): RrsigData[] {
+  const sigs: RrsigData[] = [];
+  for (const key of keys) {
+    const fields: RrsigFields = {
+      typeCovered: rrs[0]!.type,
+      algorithm: key.algorithm,
+      labels: labelCount(rrs[0]!.name),
+      originalTTL: ORIGINAL_TTL,
+      expiration: expiration >>> 0,
+      inception: inception >>> 0,
+      keyTag: key.tag,
+      signersName: packetName(signer),
+    };
+    sigs.push({ ...fields, signature: key.sign(signedData(fields, rrs, data)) });
+  }
+  return sigs;
 }

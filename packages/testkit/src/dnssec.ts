@@ -4,8 +4,10 @@
  * `delv`, ldns' `drill`). A validator accepting what a signer made with these keys checks the
  * key files, the signatures and the canonical form all at once.
  */
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keyTag } from '@foghorn/core/wire';
 
@@ -73,10 +75,68 @@ export function writeDnssecKey(dir: string, zone: string, options: { algorithm?:
   return { base, zone: owner, flags, algorithm, tag, publicKey, dnskey };
 }
 
+/** A key a validator trusts: a zone's DNSKEY. */
+export type TrustAnchor = Pick<TestKey, 'zone' | 'flags' | 'algorithm' | 'publicKey'>;
+
 /**
  * BIND's `trust-anchors` clause for `delv -a FILE` that trusts `keys` as static keys of their zones.
  */
-export function delvTrustAnchors(keys: readonly TestKey[]): string {
+export function delvTrustAnchors(keys: readonly TrustAnchor[]): string {
   const lines = keys.map((key) => `  ${key.zone} static-key ${key.flags} 3 ${key.algorithm} "${key.publicKey.toString('base64')}";`);
   return `trust-anchors {\n${lines.join('\n')}\n};\n`;
+}
+
+/** What a validator made of an answer. */
+export interface Validation {
+  /** The answer, or the denial, validated up to a trust anchor. */
+  readonly validated: boolean;
+  /** The validator's output, for failure messages. */
+  readonly output: string;
+}
+
+/** Runs a command and gives its standard output and error, whatever its exit status. */
+function run(command: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { timeout: 20_000 }, (error, stdout, stderr) => {
+      if (error && (error as { code?: unknown }).code === 'ENOENT') reject(new Error(`${command} is not installed (scripts/test-tools.sh installs it)`));
+      else resolve(`${stdout}${stderr}`);
+    });
+  });
+}
+
+/** A file holding `contents` in a fresh temporary directory, for one validator run. */
+async function withFile<T>(name: string, contents: string, use: (path: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'foghorn-dnssec-'));
+  try {
+    const path = join(dir, name);
+    writeFileSync(path, contents);
+    return await use(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Asks the server at 127.0.0.1:`port` for `name`/`type` with BIND's validating resolver `delv`,
+ * trusting only `anchors` (`+root=ZONE` makes the first anchor's zone the root of trust).
+ * Validated means delv printed `; fully validated` (or `; negative response, fully validated`).
+ */
+export function delv(port: number, name: string, type: string, anchors: readonly TrustAnchor[], options: { tcp?: boolean } = {}): Promise<Validation> {
+  return withFile('anchors.conf', delvTrustAnchors(anchors), async (file) => {
+    const args = ['@127.0.0.1', '-p', String(port), '-a', file, `+root=${anchors[0]?.zone ?? '.'}`, ...(options.tcp ? ['+tcp'] : []), name, type];
+    const output = await run('delv', args);
+    return { validated: /^; (negative response, )?fully validated$/m.test(output), output };
+  });
+}
+
+/**
+ * Asks the same with ldns' `drill -S`, which chases the answer's signatures (and the NSEC
+ * denying it) to a key in `anchors`. Validated means `;; Chase successful`.
+ */
+export function drill(port: number, name: string, type: string, anchors: readonly TrustAnchor[]): Promise<Validation> {
+  const keys = anchors.map((key) => `${key.zone} 3600 IN DNSKEY ${key.flags} 3 ${key.algorithm} ${key.publicKey.toString('base64')}`).join('\n');
+  return withFile('anchors.key', `${keys}\n`, async (file) => {
+    const output = await run('drill', ['-S', '-k', file, '-p', String(port), '@127.0.0.1', name, type]);
+    return { validated: /^;; Chase successful$/m.test(output), output };
+  });
 }

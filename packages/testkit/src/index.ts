@@ -255,8 +255,8 @@ export { hasTool, repositoryRoot, requireFixture, sharedPath } from './fixtures.
 export { tempFile } from './files.js';
 export { startDnstapCollector } from './dnstap.js';
 export type { DnstapCollector, DnstapCollectorOptions, DnstapRecord } from './dnstap.js';
-export { delvTrustAnchors, writeDnssecKey } from './dnssec.js';
-export type { TestKey, TestKeyAlgorithm } from './dnssec.js';
+export { delv, delvTrustAnchors, drill, writeDnssecKey } from './dnssec.js';
+export type { TestKey, TestKeyAlgorithm, TrustAnchor, Validation } from './dnssec.js';
 export { dohRequest, kdig, makeTestPki } from './tls.js';
 export type { DohReply, DohRequest, TestCert, TestPki } from './tls.js';
 export { startKnot } from './knot.js';
