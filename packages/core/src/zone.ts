@@ -475,7 +475,9 @@ export function serveZone(req: Request, w: ResponseWriter, data: ZoneData, servi
   let found = data.lookup(req.qname, req.qtype);
   // CoreDNS's `zone/wildcard` metadata: the wildcard that synthesised the answer.
   if (found.wildcard !== undefined) req.metadata?.set('zone/wildcard', found.wildcard);
-  if (req.dnssecOk && data.signed) found = data.sign(found, req.qname);
+  // A DO query gets the zone's signatures, and a referral the child's DS even from an unsigned
+  // zone (CoreDNS's lookup adds it for `do`): *dnssec* above signs it.
+  if (req.dnssecOk && (data.signed || found.result === LookupResult.Delegation)) found = data.sign(found, req.qname);
   if (found.answer.length === 0 && (found.result === LookupResult.NameError || found.result === LookupResult.Success) && fallsThrough(serving.fallthrough, req.qname)) {
     return nextOrFailure(serving.name, serving.next, req, w);
   }

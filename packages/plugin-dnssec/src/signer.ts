@@ -160,16 +160,21 @@ export class Signer {
     return [...keys, ...this.signSet(keys, zone, ORIGINAL_TTL, nowSeconds, cells)];
   }
 
-  /** Every RRset of a section with its signatures after the records, where the owner is in a zone. */
+  /**
+   * Every RRset of a section with its signatures after the records, where the owner is in a
+   * zone. An OPT record (a plugin below may write one) stays last, where the scrub expects it.
+   */
   private signSections(records: readonly Answer[], nowSeconds: number, cells: ServerCells): Answer[] {
     let out: Answer[] | undefined;
     for (const set of rrsets(records)) {
       const signer = matchZone(this.zones, fqdn(set[0]!.name));
       if (signer === undefined) continue;
       const sigs = this.signSet(set, signer, ttlOf(set[0]), nowSeconds, cells);
-      if (sigs.length > 0) (out ??= [...records]).push(...sigs);
+      if (sigs.length > 0) (out ??= records.filter((rr) => rr.type !== 'OPT')).push(...sigs);
     }
-    return out ?? (records as Answer[]);
+    if (out === undefined) return records as Answer[];
+    for (const rr of records) if (rr.type === 'OPT') out.push(rr);
+    return out;
   }
 
   /** Follows the answer's CNAMEs from `qname`; the name the chain ends at (lower-case, fqdn). */
