@@ -7,6 +7,9 @@ set -euo pipefail
 declare -A tools=(
   [kdig]=knot-dnsutils       # DoT, DoH and AXFR clients in the end-to-end tests
   [dig]=bind9-dnsutils       # BIND's client: AXFR in the file plugin's tests
+  [delv]=bind9-dnsutils      # BIND's validating resolver: judges dnssec's signatures
+  [drill]=ldnsutils          # ldns' client: drill -S chases dnssec's signatures, a second validator
+  [ldns-keygen]=ldnsutils    # writes DNSSEC key pairs in BIND's format for the dnssec tests
   [setcap]=libcap2-bin       # the image's node-capability step
   [getcap]=libcap2-bin
   [openssl]=openssl          # test certificates
