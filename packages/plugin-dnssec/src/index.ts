@@ -16,6 +16,8 @@ export type { DnssecOptions } from './setup.js';
 export { algorithms, parseKey, readKeyFiles, SigningKey } from './key.js';
 export type { DnskeyData } from './key.js';
 export { SignatureCache } from './cache.js';
+export { createDnssecMetrics } from './metrics.js';
+export type { DnssecMetrics } from './metrics.js';
 export type { RrsigData } from './cache.js';
 export { INCEPTION_OFFSET_SECONDS, ORIGINAL_TTL, signedData, Signer, signRRset, VALIDITY_SECONDS } from './signer.js';
 export type { KeySet, RrsigFields } from './signer.js';
