@@ -13,7 +13,7 @@
  *              └───────────────┘
  */
 
-/** RRSIG rdata as dns-packet writes it; one object serves every reply that carries it. */
+/** RRSIG rdata as dns-packet writes it. */
 export interface RrsigData {
   readonly typeCovered: string;
   readonly algorithm: number;
@@ -26,10 +26,24 @@ export interface RrsigData {
   readonly signature: Buffer;
 }
 
+/** The fields of an RRSIG that its signature covers: all but the signature itself. */
+export type RrsigFields = Omit<RrsigData, 'signature'>;
+
+/**
+ * A signature as the cache keeps it: the bytes as a one-byte string. The Buffer node:crypto
+ * returns holds a backing store of its own, about 1 KB of resident memory for 64 bytes of
+ * ECDSA signature; the string is about 100 bytes on V8's heap. A hit makes a Buffer again from
+ * the pool (a copy of 64 bytes), which the reply's encoding reads and drops.
+ */
+export interface CachedSignature {
+  readonly fields: RrsigFields;
+  readonly signature: string;
+}
+
 interface Entry {
   readonly key: string;
   slot: number;
-  sigs: readonly RrsigData[];
+  sigs: readonly CachedSignature[];
 }
 
 /** Signatures are made for 8 days; one with less than 2 days left (75% used) is made anew. */
@@ -39,10 +53,32 @@ export const REFRESH_MARGIN_SECONDS = 2 * 24 * 3600;
  * True while the signatures are still good to hand out: `now + 2 days` falls inside every one's
  * validity period (CoreDNS's `ValidityPeriod(now + twoDays)`).
  */
-export function isFresh(sigs: readonly RrsigData[], nowSeconds: number): boolean {
+export function isFresh(sigs: readonly CachedSignature[], nowSeconds: number): boolean {
   const at = nowSeconds + REFRESH_MARGIN_SECONDS;
-  for (const sig of sigs) if (sig.inception > at || at > sig.expiration) return false;
+  for (const { fields } of sigs) if (fields.inception > at || at > fields.expiration) return false;
   return true;
+}
+
+/** `sigs` as the cache keeps them. */
+export function compact(sigs: readonly RrsigData[]): CachedSignature[] {
+  return sigs.map(({ signature, ...fields }) => ({ fields, signature: signature.toString('latin1') }));
+}
+
+/** A cached signature as RRSIG rdata again. */
+export function expand(sig: CachedSignature): RrsigData {
+  // A literal, not a spread: it builds the object in one shape, three times faster on a hit.
+  const f = sig.fields;
+  return {
+    typeCovered: f.typeCovered,
+    algorithm: f.algorithm,
+    labels: f.labels,
+    originalTTL: f.originalTTL,
+    expiration: f.expiration,
+    inception: f.inception,
+    keyTag: f.keyTag,
+    signersName: f.signersName,
+    signature: Buffer.from(sig.signature, 'latin1'),
+  };
 }
 
 export class SignatureCache {
@@ -61,13 +97,13 @@ export class SignatureCache {
   }
 
   /** The signatures stored under `key`, when they are still fresh at `nowSeconds`. */
-  get(key: string, nowSeconds: number): readonly RrsigData[] | undefined {
+  get(key: string, nowSeconds: number): readonly CachedSignature[] | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined || !isFresh(entry.sigs, nowSeconds)) return undefined;
     return entry.sigs;
   }
 
-  set(key: string, sigs: readonly RrsigData[]): void {
+  set(key: string, sigs: readonly CachedSignature[]): void {
     if (this.capacity === 0) return;
     const existing = this.entries.get(key);
     if (existing !== undefined) {
@@ -75,6 +111,9 @@ export class SignatureCache {
       return;
     }
     if (this.slots.length >= this.capacity) this.remove(this.slots[Math.floor(this.random() * this.slots.length)]!);
+    // A key built by concatenation is a rope of its parts; reading a character makes V8 flatten
+    // it into one string, so the entry keeps that and not every piece (about 250 bytes less).
+    key.charCodeAt(0);
     const entry: Entry = { key, slot: this.slots.length, sigs };
     this.slots.push(entry);
     this.entries.set(key, entry);

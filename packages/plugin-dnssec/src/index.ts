@@ -18,6 +18,6 @@ export type { DnskeyData } from './key.js';
 export { SignatureCache } from './cache.js';
 export { createDnssecMetrics } from './metrics.js';
 export type { DnssecMetrics } from './metrics.js';
-export type { RrsigData } from './cache.js';
+export type { CachedSignature, RrsigData, RrsigFields } from './cache.js';
 export { INCEPTION_OFFSET_SECONDS, ORIGINAL_TTL, signedData, Signer, signRRset, VALIDITY_SECONDS } from './signer.js';
-export type { KeySet, RrsigFields } from './signer.js';
+export type { KeySet } from './signer.js';

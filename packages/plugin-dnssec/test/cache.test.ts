@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Answer, Packet } from 'dns-packet';
 import { writeDnssecKey } from '@foghorn/testkit';
 import { readKeyFiles, SignatureCache, Signer, SigningKey } from '../src/index.js';
-import type { RrsigData } from '../src/index.js';
+import type { CachedSignature, RrsigData } from '../src/index.js';
 
 // CoreDNS's plugin/dnssec/cache_test.go and dnssec_test.go's cache and failure cases, on the
 // signer with the clock in the test's hands. The socket tests (dnssec.test.ts) count the same
@@ -105,7 +105,7 @@ test('dnssec keys the cache by signer and canonical RRset: TTL and case do not m
 });
 
 test('dnssec evicts a random entry when the cache is full, and drops stale ones when it cleans', () => {
-  const sig = (expiration: number): RrsigData[] => [{ typeCovered: 'A', algorithm: 13, labels: 2, originalTTL: 3600, expiration, inception: now - 3600, keyTag: 1, signersName: 'miek.nl', signature: Buffer.alloc(64) }];
+  const sig = (expiration: number): CachedSignature[] => [{ fields: { typeCovered: 'A', algorithm: 13, labels: 2, originalTTL: 3600, expiration, inception: now - 3600, keyTag: 1, signersName: 'miek.nl' }, signature: 'x'.repeat(64) }];
   const picks = [0.99, 0, 0.5];
   const cache = new SignatureCache(3, () => picks.shift() ?? 0);
   for (const key of ['a', 'b', 'c']) cache.set(key, sig(now + 8 * DAY));
