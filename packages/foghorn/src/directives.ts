@@ -64,6 +64,7 @@ const order: readonly Entry[] = [
   { name: 'secondary', packageName: '@foghorn/plugin-secondary', why: 'zones transferred from a primary: after transfer, which streams them on, and file and auto (plugin.cfg), before forward, which gets what it does not serve' },
   { name: 'loop', packageName: '@foghorn/plugin-loop', why: 'just before forward: counts its own startup probe coming back through forward, and sees nothing an authoritative plugin above answered' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
+  { name: 'grpc', packageName: '@foghorn/plugin-grpc', why: 'after forward, as in plugin.cfg: proxies over gRPC what nobody above answered (a forward for other names passes the rest on to it)' },
   { name: 'erratic', packageName: '@foghorn/plugin-erratic', why: 'test answerer that never calls next: after forward, before whoami, as in plugin.cfg' },
   { name: 'whoami', packageName: '@foghorn/plugin-whoami', why: 'debug answerer; never calls next, so it sits at the end' },
   { name: 'on', packageName: '@foghorn/plugin-on', why: 'no handler: lifecycle commands; last, as in plugin.cfg, so its shutdown commands run after every other plugin\'s shutdown hooks' },

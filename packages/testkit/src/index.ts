@@ -263,3 +263,5 @@ export { startKnot } from './knot.js';
 export type { Knot, KnotOptions } from './knot.js';
 export { frame, soaRecord, startPrimary } from './primary.js';
 export type { AxfrSession, Primary, PrimaryOptions } from './primary.js';
+export { answeringFrom, grpcUpstreamFor, GrpcStatus, RawResponse, startGrpcUpstream } from './grpc.js';
+export type { GrpcBehaviour, GrpcCall, GrpcTlsOptions, GrpcUpstream } from './grpc.js';
