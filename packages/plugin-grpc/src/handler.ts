@@ -30,7 +30,9 @@ function answersQuery(reply: Packet, req: Request): boolean {
   const q = reply.questions;
   if (reply.type !== 'response' || q === undefined || q.length !== 1) return false;
   const { name, type, class: klass } = q[0]!;
-  const qname = name === '' || name === '.' ? '.' : `${name.toLowerCase()}.`;
+  // dns-packet decodes names without the final dot; a reply made here (NOT_FOUND) has it.
+  const lower = name.toLowerCase();
+  const qname = lower.endsWith('.') ? lower : `${lower}.`;
   return qname === req.qname && typeNumber(type) === req.qtype && classNumber(klass) === req.qclass;
 }
 
