@@ -26,6 +26,8 @@ export interface DifferentialQuery {
 export interface CaseContext {
   /** The case's fresh directory, `{dir}` in the Corefile. */
   readonly dir: string;
+  /** The CoreDNS binary under comparison, for a case whose outside system is CoreDNS itself (a gRPC upstream). */
+  readonly coredns: string;
 }
 
 /** An outside system a case started (a primary server, etcd), and what the Corefile needs of it. */
