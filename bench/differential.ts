@@ -139,7 +139,7 @@ async function runCase(c: DifferentialCase, coredns: string): Promise<{ queries:
   // The directory is `{dir}` in a Corefile, where a space would split the path into two tokens.
   const dir = mkdtempSync(join(tmpdir(), `differential-${c.name.replace(/[^A-Za-z0-9]+/g, '-')}-`));
   const ports = { foghorn: await freeDnsPort(), coredns: await freeDnsPort() };
-  const context: CaseContext = { dir };
+  const context: CaseContext = { dir, coredns };
   const outside = c.setup ? await c.setup(context) : undefined;
   const children: ChildProcess[] = [];
   try {
