@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import dnsPacket from 'dns-packet';
-import { answeringFrom, decodeReply, formatRr, grpcUpstreamFor, GrpcStatus, makeQuery, metric, query, RawResponse, reply, rr, udpExchange } from '@foghorn/testkit';
+import { answeringFrom, decodeReply, eventually, formatRr, grpcUpstreamFor, GrpcStatus, makeQuery, metric, query, RawResponse, reply, rr, udpExchange } from '@foghorn/testkit';
 import type { GrpcUpstream } from '@foghorn/testkit';
 import { fromWhoami, serve } from './serve.js';
 
@@ -188,4 +188,28 @@ test('grpc answers queries of other classes too', async (t) => {
   assert.ok(wire);
   const answer = dnsPacket.decode(wire);
   assert.equal((answer.answers?.[0] as { class?: string } | undefined)?.class, 'CH');
+});
+
+test('grpc: an upstream that comes back on its port is used again (gRPC reconnects with its backoff)', async (t) => {
+  const first = await grpcUpstreamFor(t, zone);
+  const server = await serve(t, `grpc . ${first.address}`);
+  assert.equal((await query({ port: server.port() }, 'a.example.org', 'A')).rcode, 'NOERROR');
+  await first.close();
+  assert.equal((await query({ port: server.port() }, 'a.example.org', 'A')).rcode, 'SERVFAIL');
+  const again = await grpcUpstreamFor(t, zone, { port: first.port });
+  // The first reconnection attempt comes about 1 s (±20 %) after the connection was lost.
+  await eventually(async () => (await query({ port: server.port() }, 'a.example.org', 'A')).rcode === 'NOERROR', 5000, 'queries answered again');
+  assert.ok(again.calls.length >= 1);
+});
+
+test('grpc: a reload swaps the upstreams and closes the old channels', async (t) => {
+  const before = await grpcUpstreamFor(t, answeringFrom('a.example.org. 60 IN A 192.0.2.1'));
+  const after = await grpcUpstreamFor(t, answeringFrom('a.example.org. 60 IN A 192.0.2.2'));
+  const server = await serve(t, `grpc . ${before.address}`);
+  assert.deepEqual((await query({ port: server.port() }, 'a.example.org', 'A')).answers?.map(formatRr), [formatRr('a.example.org. 60 IN A 192.0.2.1')]);
+  assert.equal(await server.reload(`.:0 {\n bind 127.0.0.1\n grpc . ${after.address}\n whoami\n}\n`), true);
+  assert.deepEqual((await query({ port: server.port() }, 'a.example.org', 'A')).answers?.map(formatRr), [formatRr('a.example.org. 60 IN A 192.0.2.2')]);
+  assert.equal(before.calls.length, 1);
+  // The old metrics rows stay; the new upstream counts in the same metric.
+  assert.equal(await metric(server, 'coredns_grpc_requests_total'), 2);
 });

@@ -60,6 +60,15 @@ export interface GrpcTlsOptions {
   readonly requireClientCert?: boolean;
 }
 
+/** Where and how a double listens. */
+export interface GrpcUpstreamOptions {
+  readonly tls?: GrpcTlsOptions;
+  /** A unix socket to listen on instead of 127.0.0.1. */
+  readonly path?: string;
+  /** The port on 127.0.0.1 (a double brought back where one was); default a free one. */
+  readonly port?: number;
+}
+
 export interface GrpcUpstream {
   /** 0 for a unix socket. */
   readonly port: number;
@@ -103,10 +112,10 @@ export function answeringFrom(...records: string[]): GrpcBehaviour {
 }
 
 /**
- * Starts a DnsService double on 127.0.0.1 (a free port), or on the unix socket `path`; with
- * `tls` it serves TLS only.
+ * Starts a DnsService double on 127.0.0.1 (a free port unless `port`), or on the unix socket
+ * `path`; with `tls` it serves TLS only.
  */
-export async function startGrpcUpstream(behaviour: GrpcBehaviour, options: { tls?: GrpcTlsOptions; path?: string } = {}): Promise<GrpcUpstream> {
+export async function startGrpcUpstream(behaviour: GrpcBehaviour, options: GrpcUpstreamOptions = {}): Promise<GrpcUpstream> {
   const { grpc, service } = await load();
   const server = new grpc.Server();
   const calls: GrpcCall[] = [];
@@ -142,7 +151,7 @@ export async function startGrpcUpstream(behaviour: GrpcBehaviour, options: { tls
     tls === undefined
       ? grpc.ServerCredentials.createInsecure()
       : grpc.ServerCredentials.createSsl(tls.ca === undefined ? null : Buffer.from(tls.ca), [{ private_key: Buffer.from(tls.key), cert_chain: Buffer.from(tls.cert) }], tls.requireClientCert ?? false);
-  const where = options.path === undefined ? '127.0.0.1:0' : `unix://${options.path}`;
+  const where = options.path === undefined ? `127.0.0.1:${options.port ?? 0}` : `unix://${options.path}`;
   const port = await new Promise<number>((resolve, reject) => server.bindAsync(where, credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
   Object.assign(state, { port: options.path === undefined ? port : 0, address: options.path === undefined ? `127.0.0.1:${port}` : where });
 
@@ -155,7 +164,7 @@ export async function startGrpcUpstream(behaviour: GrpcBehaviour, options: { tls
 }
 
 /** Starts a double that is closed after the test. */
-export async function grpcUpstreamFor(t: { after(fn: () => unknown): void }, behaviour: GrpcBehaviour, options: { tls?: GrpcTlsOptions; path?: string } = {}): Promise<GrpcUpstream> {
+export async function grpcUpstreamFor(t: { after(fn: () => unknown): void }, behaviour: GrpcBehaviour, options: GrpcUpstreamOptions = {}): Promise<GrpcUpstream> {
   const upstream = await startGrpcUpstream(behaviour, options);
   t.after(() => upstream.close());
   return upstream;

@@ -264,4 +264,4 @@ export type { Knot, KnotOptions } from './knot.js';
 export { frame, soaRecord, startPrimary } from './primary.js';
 export type { AxfrSession, Primary, PrimaryOptions } from './primary.js';
 export { answeringFrom, grpcUpstreamFor, GrpcStatus, RawResponse, startGrpcUpstream } from './grpc.js';
-export type { GrpcBehaviour, GrpcCall, GrpcTlsOptions, GrpcUpstream } from './grpc.js';
+export type { GrpcBehaviour, GrpcCall, GrpcTlsOptions, GrpcUpstream, GrpcUpstreamOptions } from './grpc.js';
