@@ -213,3 +213,36 @@ test('grpc: a reload swaps the upstreams and closes the old channels', async (t)
   // The old metrics rows stay; the new upstream counts in the same metric.
   assert.equal(await metric(server, 'coredns_grpc_requests_total'), 2);
 });
+
+test('grpc: 150 replies with random bytes changed after the question each get an answer, and the server keeps serving', async (t) => {
+  // A seeded generator, so a failure repeats.
+  let seed = 0x9e3779b9;
+  const random = (): number => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const good = answeringFrom('a.example.org. 60 IN A 192.0.2.1', 'a.example.org. 60 IN TXT "hello" "world"', 'a.example.org. 60 IN MX 10 mx.example.org.');
+  const liar = await grpcUpstreamFor(t, (q, raw) => {
+    const wire = dnsPacket.encode(good(q, raw) as dnsPacket.Packet);
+    // The query has no OPT, so its question ends where it does.
+    const questionEnd = raw.length;
+    const flips = 1 + Math.floor(random() * 4);
+    for (let i = 0; i < flips; i++) {
+      const at = questionEnd + Math.floor(random() * Math.max(1, wire.length - questionEnd));
+      if (at < wire.length) wire[at] = Math.floor(random() * 256);
+    }
+    // Sometimes cut the message short, sometimes add trailing bytes.
+    const cut = random();
+    return cut < 0.2 ? wire.subarray(0, questionEnd + Math.floor(random() * (wire.length - questionEnd))) : cut > 0.9 ? Buffer.concat([wire, Buffer.from([0xff, 0x00])]) : wire;
+  });
+  const server = await serve(t, `grpc . ${liar.address}`);
+  const types = ['A', 'TXT', 'MX'] as const;
+  for (let i = 0; i < 150; i++) {
+    const wire = await udpExchange({ port: server.port() }, makeQuery('a.example.org', types[i % 3]!, { id: i }), 3000);
+    assert.ok(wire, `no reply to query ${i}`);
+    assert.equal(wire.readUInt16BE(0), i);
+  }
+  assert.equal((await query({ port: server.port() }, 'a.example.org', 'A', { transport: 'tcp' })).questions?.[0]?.name, 'a.example.org');
+});

@@ -38,6 +38,7 @@ setupTable<GrpcOptions>('grpc', parseGrpc, {
     { input: 'grpc . [::1]:53', want: { upstreams: [ip('[::1]:53')] } },
     { input: 'grpc . [2003::1]:53', want: { upstreams: [ip('[2003::1]:53')] } },
     { input: 'grpc . ::1', want: { upstreams: [ip('[::1]:53')] } },
+    { input: 'grpc . dns://127.0.0.1 dns://127.0.0.1:5353', want: { upstreams: [ip('127.0.0.1:53'), ip('127.0.0.1:5353')] } },
     { input: 'grpc . unix:///var/run/g.sock', want: { upstreams: [{ address: 'unix:///var/run/g.sock', target: 'unix:///var/run/g.sock' }] } },
     { input: 'grpc Example.ORG 127.0.0.1 127.0.0.1', want: { from: 'example.org.', upstreams: [ip('127.0.0.1:53'), ip('127.0.0.1:53')] } },
     { input: 'grpc 10.0.0.0/24 127.0.0.1', want: { from: '0.0.10.in-addr.arpa.' } },
