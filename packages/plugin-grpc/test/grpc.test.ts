@@ -138,7 +138,7 @@ test('grpc: a reply to another question is FORMERR; a changed ID is put back', a
   assert.equal(answer.rcode, 'NOERROR');
 });
 
-test('grpc: a lying upstream (garbage DNS bytes, garbage protobuf, an empty packet) never crashes the server; the next upstream answers', async (t) => {
+test('grpc: a lying upstream (garbage DNS bytes, garbage protobuf, an empty packet, 70,000 bytes) never crashes the server; the next upstream answers', async (t) => {
   const lies = [
     Buffer.from([0x00, 0x01, 0x02]),
     Buffer.alloc(0),
@@ -146,17 +146,20 @@ test('grpc: a lying upstream (garbage DNS bytes, garbage protobuf, an empty pack
   ];
   let n = 0;
   const liar = await grpcUpstreamFor(t, () => {
-    const i = n++ % 5;
+    const i = n++ % 6;
     if (i < lies.length) return lies[i]!;
     // Not a DnsPacket: a varint that never ends, then a field of an unknown wire type.
-    return new RawResponse(i === 3 ? Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0xff]) : Buffer.from([0x0f, 0x01]));
+    if (i === 3) return new RawResponse(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0xff]));
+    if (i === 4) return new RawResponse(Buffer.from([0x0f, 0x01]));
+    // A DnsPacket of 70,000 bytes, over any DNS message and over the channel's receive cap.
+    return new RawResponse(Buffer.concat([Buffer.from([0x0a, 0xf0, 0xa2, 0x04]), Buffer.alloc(70_000)]));
   });
   const honest = await grpcUpstreamFor(t, zone);
   const alone = await serve(t, `grpc . ${liar.address}`);
-  for (let i = 0; i < 5; i++) assert.equal((await query({ port: alone.port() }, 'a.example.org', 'A')).rcode, 'SERVFAIL');
+  for (let i = 0; i < 6; i++) assert.equal((await query({ port: alone.port() }, 'a.example.org', 'A')).rcode, 'SERVFAIL');
   const server = await serve(t, `grpc . ${liar.address} ${honest.address} {\n policy sequential\n }`);
-  for (let i = 0; i < 5; i++) assert.deepEqual((await query({ port: server.port() }, 'a.example.org', 'A')).answers?.map(formatRr), [formatRr('a.example.org. 60 IN A 192.0.2.1')]);
-  assert.equal(honest.calls.length, 5);
+  for (let i = 0; i < 6; i++) assert.deepEqual((await query({ port: server.port() }, 'a.example.org', 'A')).answers?.map(formatRr), [formatRr('a.example.org. 60 IN A 192.0.2.1')]);
+  assert.equal(honest.calls.length, 6);
   // Still serving.
   assert.equal((await query({ port: alone.port() }, 'a.example.org', 'A', { transport: 'tcp' })).rcode, 'SERVFAIL');
 });
