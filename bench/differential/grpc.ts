@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { freeTcpPort } from '@foghorn/testkit';
+import { freeTcpPort, makeTestPki } from '@foghorn/testkit';
 import type { CaseContext, DifferentialCase, DifferentialQuery, Outside } from './case.js';
 
 const zone = `$ORIGIN example.org.
@@ -23,12 +23,18 @@ txt     3600 IN TXT "hello" "world"
 ${Array.from({ length: 40 }, (_, i) => `big 3600 IN TXT "${'x'.repeat(40)}${i}"`).join('\n')}
 `;
 
-/** Starts CoreDNS serving example.org over gRPC on a free port, and waits until it accepts connections. */
-async function grpcUpstream(context: CaseContext): Promise<Outside> {
+/**
+ * Starts CoreDNS serving example.org over gRPC on a free port, with TLS when `tls` (a test CA's
+ * server certificate for localhost and 127.0.0.1; `{ca}` in the Corefile is the CA), and waits
+ * until it accepts connections.
+ */
+async function grpcUpstream(context: CaseContext, tls = false): Promise<Outside> {
   const port = await freeTcpPort();
   writeFileSync(join(context.dir, 'db.example.org'), zone);
+  const pki = tls ? makeTestPki() : undefined;
   const corefile = join(context.dir, 'Corefile.upstream');
-  writeFileSync(corefile, `grpc://example.org:${port} {\n  bind 127.0.0.1\n  file ${join(context.dir, 'db.example.org')}\n}\n`);
+  const tlsLine = pki ? `  tls ${pki.server.certFile} ${pki.server.keyFile}\n` : '';
+  writeFileSync(corefile, `grpc://example.org:${port} {\n  bind 127.0.0.1\n${tlsLine}  file ${join(context.dir, 'db.example.org')}\n}\n`);
   let output = '';
   const child: ChildProcess = spawn(context.coredns, ['-quiet', '-conf', corefile], { cwd: context.dir, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
@@ -46,13 +52,15 @@ async function grpcUpstream(context: CaseContext): Promise<Outside> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
-    vars: { upstream: `127.0.0.1:${port}` },
-    close: () =>
-      new Promise<void>((resolve) => {
+    vars: { upstream: `127.0.0.1:${port}`, ca: pki?.ca.certFile ?? '' },
+    close: async () => {
+      await new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGKILL');
-      }),
+      });
+      pki?.remove();
+    },
   };
 }
 
@@ -90,6 +98,21 @@ const cases: DifferentialCase[] = [
       { name: 'nope.example.org.', type: 'AAAA' },
     ],
     setup: grpcUpstream,
+  },
+  {
+    plugin: 'grpc',
+    name: 'grpc over TLS to a CoreDNS gRPC server',
+    corefile: '.:{port} {\n  bind 127.0.0.1\n  grpc . {upstream} {\n    tls {ca}\n    tls_servername localhost\n  }\n}\n',
+    queries: queries.slice(0, 8),
+    setup: (context) => grpcUpstream(context, true),
+  },
+  {
+    plugin: 'grpc',
+    name: 'grpc over TLS, the CA not trusted',
+    // `tls` alone: the system's CAs, which never signed the test CA's certificate.
+    corefile: '.:{port} {\n  bind 127.0.0.1\n  grpc . {upstream} {\n    tls\n  }\n}\n',
+    queries: [{ name: 'a.example.org.', type: 'A' }],
+    setup: (context) => grpcUpstream(context, true),
   },
   {
     plugin: 'grpc',
