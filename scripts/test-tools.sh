@@ -21,6 +21,7 @@ declare -A tools=(
   [dnstap-ldns]=dnstap-ldns  # decodes what the collector wrote
   [socat]=socat              # relays a collector to dnstap's listen mode
   [go]=golang-go             # `go tool pprof` reads what plugin-pprof serves
+  [etcd]=etcd-server          # the etcd plugin's backend (packages/plugin-etcd)
 )
 
 missing=()

@@ -62,6 +62,7 @@ const order: readonly Entry[] = [
   { name: 'file', packageName: '@foghorn/plugin-file', why: 'authoritative data from zone files; after transfer, which streams its zones, and before forward, which gets what it does not serve' },
   { name: 'auto', packageName: '@foghorn/plugin-auto', why: 'zone files picked up from a directory: file\'s answers for zones found at run time, so after file (plugin.cfg) and transfer, which streams them' },
   { name: 'secondary', packageName: '@foghorn/plugin-secondary', why: 'zones transferred from a primary: after transfer, which streams them on, and file and auto (plugin.cfg), before forward, which gets what it does not serve' },
+  { name: 'etcd', packageName: '@foghorn/plugin-etcd', why: 'SkyDNS data from etcd; after file (plugin.cfg: file, auto, secondary, etcd) and before loop and forward, which get what it falls through' },
   { name: 'loop', packageName: '@foghorn/plugin-loop', why: 'just before forward: counts its own startup probe coming back through forward, and sees nothing an authoritative plugin above answered' },
   { name: 'forward', packageName: '@foghorn/plugin-forward', why: 'last resort: hands what nobody above answered to upstream resolvers' },
   { name: 'grpc', packageName: '@foghorn/plugin-grpc', why: 'after forward, as in plugin.cfg: proxies over gRPC what nobody above answered (a forward for other names passes the rest on to it)' },

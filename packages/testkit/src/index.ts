@@ -265,3 +265,5 @@ export { frame, soaRecord, startPrimary } from './primary.js';
 export type { AxfrSession, Primary, PrimaryOptions } from './primary.js';
 export { answeringFrom, grpcUpstreamFor, GrpcStatus, RawResponse, startGrpcUpstream } from './grpc.js';
 export type { GrpcBehaviour, GrpcCall, GrpcTlsOptions, GrpcUpstream, GrpcUpstreamOptions } from './grpc.js';
+export { startEtcd } from './etcd.js';
+export type { EtcdTls, TestEtcd } from './etcd.js';
