@@ -30,8 +30,11 @@ export interface TestPki {
   readonly client: TestCert;
   /** A client certificate signed by another CA. */
   readonly stranger: TestCert;
-  /** Another server certificate signed by `ca`, with a different serial (for reload tests). */
-  issueServer(name: string): TestCert;
+  /**
+   * Another server certificate signed by `ca`, with a different serial (for reload tests); with
+   * `clientAuth` it serves as a client certificate too (etcd's gateway dials its own gRPC port with it).
+   */
+  issueServer(name: string, options?: { clientAuth?: boolean }): TestCert;
   /**
    * Writes the server certificate, its key and the CA as `cert.pem`, `key.pem` and `ca.pem`
    * (the names of CoreDNS's README examples) into {@link dir}, and returns it.
@@ -85,7 +88,7 @@ export function makeTestPki(): TestPki {
     server,
     client: issue(dir, 'ca', 'client', 'client.test', clientExtensions),
     stranger: issue(dir, 'other-ca', 'stranger', 'stranger.test', clientExtensions),
-    issueServer: (name) => issue(dir, 'ca', name, 'localhost', serverExtensions),
+    issueServer: (name, options = {}) => issue(dir, 'ca', name, 'localhost', options.clientAuth ? serverExtensions.replace('serverAuth', 'serverAuth,clientAuth') : serverExtensions),
     readmeFiles: () => {
       copyFileSync(server.certFile, join(dir, 'cert.pem'));
       copyFileSync(server.keyFile, join(dir, 'key.pem'));
