@@ -267,3 +267,5 @@ export { answeringFrom, grpcUpstreamFor, GrpcStatus, RawResponse, startGrpcUpstr
 export type { GrpcBehaviour, GrpcCall, GrpcTlsOptions, GrpcUpstream, GrpcUpstreamOptions } from './grpc.js';
 export { startEtcd } from './etcd.js';
 export type { EtcdTls, TestEtcd } from './etcd.js';
+export { startRoute53 } from './route53.js';
+export type { FakeRecordSet, FakeRoute53 } from './route53.js';
