@@ -63,7 +63,8 @@ export function parseLine(c: Controller): Route53Options {
       case 'aws_endpoint':
         if (!c.nextArg()) throw c.argError();
         try {
-          endpoint = new URL(c.val()).href;
+          new URL(c.val());
+          endpoint = c.val();
         } catch {
           throw c.error(`invalid aws_endpoint ${JSON.stringify(c.val())}: not a URL`);
         }
