@@ -30,8 +30,6 @@ export interface FakeRoute53 {
   readonly calls: Record<string, number>;
   /** Adds or replaces hosted zone `id`, named `name`, with `sets`. */
   setZone(id: string, name: string, sets: readonly FakeRecordSet[]): void;
-  /** Every request fails with a 500 `InternalFailure` while set. */
-  failing: boolean;
   /** Stops listening (the port stays reserved for {@link start}). */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -60,7 +58,6 @@ function errorReply(res: http.ServerResponse, status: number, code: string, mess
 export async function startRoute53(options: { accessKeyId: string; pageSize?: number }): Promise<FakeRoute53> {
   const zones = new Map<string, { name: string; sets: FakeRecordSet[] }>();
   const calls: Record<string, number> = { rrset: 0, hostedzonesbyname: 0, denied: 0 };
-  const state = { failing: false };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://route53');
     const auth = req.headers.authorization ?? '';
@@ -72,7 +69,6 @@ export async function startRoute53(options: { accessKeyId: string; pageSize?: nu
       calls.denied = (calls.denied ?? 0) + 1;
       return errorReply(res, 403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
     }
-    if (state.failing) return errorReply(res, 500, 'InternalFailure', 'The request processing has failed because of an unknown error.');
     if (req.method === 'GET' && url.pathname === '/2013-04-01/hostedzonesbyname') {
       calls.hostedzonesbyname = (calls.hostedzonesbyname ?? 0) + 1;
       const id = url.searchParams.get('hostedzoneid') ?? '';
@@ -122,12 +118,6 @@ export async function startRoute53(options: { accessKeyId: string; pageSize?: nu
     calls,
     setZone(id, name, sets) {
       zones.set(id, { name, sets: [...sets] });
-    },
-    get failing() {
-      return state.failing;
-    },
-    set failing(value: boolean) {
-      state.failing = value;
     },
     stop,
     async start() {
