@@ -9,9 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkCases, query, rcodeOf, startEtcd } from '@foghorn/testkit';
+import { answerWith, checkCases, query, rcodeOf, startEtcd } from '@foghorn/testkit';
 import type { Case, TestEtcd } from '@foghorn/testkit';
-import { passedOn, serveEtcd, soaOf, writeServices } from './helpers.js';
+import { backend, serveEtcd, soaOf, writeServices } from './helpers.js';
 import type { TestService } from './helpers.js';
 
 let etcd: TestEtcd;
@@ -306,11 +306,12 @@ test('fallthrough passes NXDOMAIN names on; NODATA stays', async (t) => {
   t.after(async () => {
     for (const key of keys) await etcd.delete(key);
   });
-  const server = await serveEtcd(t, `etcd skydns.test {\n  endpoint ${etcd.url}\n  fallthrough\n }`, 'next');
+  backend.table.set('nope.skydns.test. A', answerWith('nope.skydns.test. 5 IN A 192.0.2.99'));
+  const server = await serveEtcd(t, `etcd skydns.test {\n  endpoint ${etcd.url}\n  fallthrough\n }`, 'backend');
   const target = { port: server.port() };
-  assert.ok(passedOn(await query(target, 'nope.skydns.test.', 'A')));
+  assert.deepEqual((await query(target, 'nope.skydns.test.', 'A')).answers?.map((r) => (r as { data?: unknown }).data), ['192.0.2.99']);
   assert.equal((await query(target, 'a.fall.skydns.test.', 'AAAA')).authorities?.[0]?.type, 'SOA');
-  const narrow = await serveEtcd(t, `etcd skydns.test {\n  endpoint ${etcd.url}\n  fallthrough other.test\n }`, 'next');
+  const narrow = await serveEtcd(t, `etcd skydns.test {\n  endpoint ${etcd.url}\n  fallthrough other.test\n }`, 'backend');
   assert.equal(rcodeOf(await query({ port: narrow.port() }, 'nope.skydns.test.', 'A')), 'NXDOMAIN');
 });
 
@@ -328,8 +329,10 @@ test('a CNAME out of the zone is completed by the rest of the chain; a leased ke
   assert.equal(((await query({ port: server.port() }, 'short.skydns.test.', 'A')).answers?.[0] as { ttl: number }).ttl, 20);
   const clamped = await serveEtcd(t, `etcd skydns.test {\n  endpoint ${etcd.url}\n  min-lease-ttl 2m\n }`);
   assert.equal(((await query({ port: clamped.port() }, 'leased.skydns.test.', 'A')).answers?.[0] as { ttl: number }).ttl, 120);
-  // The chain after etcd answers TXT "next" for target.example.
-  const chained = await serveEtcd(t, `etcd skydns.test {\n  endpoint ${etcd.url}\n }`, 'next');
-  const reply = await query({ port: chained.port() }, 'out.skydns.test.', 'TXT');
-  assert.deepEqual(reply.answers?.map((r) => `${r.name} ${r.type} ${String((r as { data?: unknown }).data)}`), ['out.skydns.test CNAME target.example', 'target.example TXT next']);
+  // The chain after etcd knows target.example.
+  backend.table.set('target.example. TXT', answerWith('target.example. 60 IN TXT "outside"'));
+  const chained = await serveEtcd(t, `etcd skydns.test {\n  endpoint ${etcd.url}\n }`, 'backend');
+  await checkCases({ port: chained.port() }, [
+    { qname: 'out.skydns.test.', qtype: 'TXT', ordered: true, answer: ['out.skydns.test. 300 IN CNAME target.example.', 'target.example. 60 IN TXT "outside"'] },
+  ]);
 });

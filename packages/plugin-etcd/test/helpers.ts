@@ -1,8 +1,6 @@
 /** Shared by the etcd tests: SkyDNS services written to a real etcd, and servers that read them. */
-import { Flags, replyTo } from '@foghorn/core';
-import type { Request, ResponseWriter } from '@foghorn/core';
-import { directivesOf, startServer, testPlugin } from '@foghorn/testkit';
-import type { Reply, TestEtcd, TestServer } from '@foghorn/testkit';
+import { directivesOf, FakeBackend, startServer } from '@foghorn/testkit';
+import type { TestEtcd, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import errors from '@foghorn/plugin-errors';
 import etcd, { pathWithWildcard } from '@foghorn/plugin-etcd';
@@ -34,26 +32,12 @@ export async function writeServices(server: TestEtcd, services: readonly TestSer
   return keys;
 }
 
-/** The plugin after etcd: answers TXT "next" so a test sees the query was passed on. */
-export const nextMarker = testPlugin('next', () => ({
-  name: 'next',
-  serveDNS(req: Request, w: ResponseWriter): number {
-    const reply = replyTo(req);
-    reply.flags |= Flags.AA;
-    reply.answers = [{ type: 'TXT', name: req.qname, class: 'IN', ttl: 0, data: 'next' }];
-    w.write(reply);
-    return 0;
-  },
-}));
-
-/** True when the reply came from the plugin after etcd. */
-export function passedOn(reply: Reply): boolean {
-  return reply.answers?.length === 1 && reply.answers[0]!.type === 'TXT' && String(reply.answers[0]!.data) === 'next';
-}
+/** The plugin after etcd (`backend` in a Corefile): what etcd passes on or looks up reaches it. */
+export const backend = new FakeBackend();
 
 /** A server on 127.0.0.1 whose block is `errors`, then `body` (an etcd line), then `tail` lines. */
 export async function serveEtcd(t: After, body: string, tail = ''): Promise<TestServer> {
-  const server = await startServer(`.:0 {\n bind 127.0.0.1\n errors\n ${body}\n ${tail}\n}\n`, { directives: directivesOf(bind, errors, etcd, nextMarker) });
+  const server = await startServer(`.:0 {\n bind 127.0.0.1\n errors\n ${body}\n ${tail}\n}\n`, { directives: directivesOf(bind, errors, etcd, backend.plugin()) });
   t.after(() => server.close());
   return server;
 }

@@ -7,9 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Flags, Rcode, replyTo } from '@foghorn/core';
-import type { Request, ResponseWriter } from '@foghorn/core';
-import { checkCases, directivesOf, eventually, query, startRoute53, startServer, tempFile, testPlugin } from '@foghorn/testkit';
+import { answerWith, checkCases, directivesOf, eventually, FakeBackend, query, startRoute53, startServer, tempFile } from '@foghorn/testkit';
 import type { Case, FakeRecordSet, FakeRoute53, TestServer } from '@foghorn/testkit';
 import bind from '@foghorn/plugin-bind';
 import errors from '@foghorn/plugin-errors';
@@ -18,19 +16,11 @@ import route53, { maybeUnescape } from '@foghorn/plugin-route53';
 const KEY = 'AKIDFOGHORNTEST';
 
 /** The plugin after route53 (CoreDNS's test handler): example.gov A 2.4.6.8, SERVFAIL for the rest. */
-const nextHandler = testPlugin('next', () => ({
-  name: 'next',
-  serveDNS(req: Request, w: ResponseWriter): number {
-    if (req.qname !== 'example.gov.' && req.qname !== 'outside.example.') return Rcode.SERVFAIL;
-    const reply = replyTo(req);
-    reply.flags |= Flags.AA;
-    reply.answers = [{ type: 'A', name: req.name, class: 'IN', ttl: 300, data: req.qname === 'example.gov.' ? '2.4.6.8' : '192.0.2.53' }];
-    w.write(reply);
-    return Rcode.NOERROR;
-  },
-}));
+const backend = new FakeBackend();
+backend.table.set('example.gov. A', answerWith('example.gov. 300 IN A 2.4.6.8'));
+backend.table.set('outside.example. A', answerWith('outside.example. 300 IN A 192.0.2.53'));
 
-const directives = directivesOf(bind, errors, route53, nextHandler);
+const directives = directivesOf(bind, errors, route53, backend.plugin('next'));
 
 function set(type: string, name: string, value: string): FakeRecordSet {
   return { type, name, ttl: 300, values: [value] };
