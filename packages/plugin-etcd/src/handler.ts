@@ -58,7 +58,7 @@ export class EtcdServices {
       try {
         serv = parseService(kv.key, kv.value);
       } catch (error) {
-        throw new Error(`${kv.key}: ${errorMessage(error).replace(`${kv.key}: `, '')}`);
+        throw new Error(`${kv.key}: ${errorMessage(error)}`);
       }
       serv.ttl = await this.ttl(kv, serv);
       if (serv.priority === 0) serv.priority = DEFAULT_PRIORITY;

@@ -24,20 +24,54 @@ export interface Service {
   key: string;
 }
 
-/** The fields of the JSON value as SkyDNS names them; missing ones are Go's zero values. */
+/** Go's `encoding/json` kinds of the fields SkyDNS reads; other fields are ignored. */
+const fields: Record<string, 'string' | 'int' | 'uint32' | 'bool'> = {
+  host: 'string',
+  port: 'int',
+  priority: 'int',
+  weight: 'int',
+  text: 'string',
+  mail: 'bool',
+  ttl: 'uint32',
+  targetstrip: 'int',
+  group: 'string',
+};
+
+/**
+ * The service in the JSON value at `key`, with Go's zero values for missing fields and Go's
+ * errors for a value that is not an object or a field of the wrong type (a SERVFAIL, as in CoreDNS).
+ */
 export function parseService(key: string, json: string): Service {
-  const v = JSON.parse(json) as Record<string, unknown>;
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${key}: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type msg.Service`);
+  const v = JSON.parse(json) as unknown;
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw new Error(`json: cannot unmarshal ${Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v} into Go value of type msg.Service`);
+  }
+  const o = v as Record<string, unknown>;
+  for (const [name, value] of Object.entries(o)) {
+    const kind = fields[name.toLowerCase()];
+    if (kind === undefined || value === null) continue;
+    const ok =
+      kind === 'string' ? typeof value === 'string'
+      : kind === 'bool' ? typeof value === 'boolean'
+      : typeof value === 'number' && Number.isInteger(value) && (kind === 'int' ? Number.isSafeInteger(value) : value >= 0 && value <= 0xffffffff);
+    if (ok) continue;
+    const what = typeof value === 'object' ? (Array.isArray(value) ? 'array' : 'object') : typeof value === 'number' ? `number ${value}` : typeof value;
+    throw new Error(`json: cannot unmarshal ${what} into Go struct field Service.${name.toLowerCase()} of type ${kind}`);
+  }
+  const get = (name: string): unknown => {
+    for (const [k, value] of Object.entries(o)) if (k.toLowerCase() === name) return value;
+    return undefined;
+  };
   return {
-    host: str(v.host),
-    port: num(v.port),
-    priority: num(v.priority),
-    weight: num(v.weight),
-    text: str(v.text),
-    mail: v.mail === true,
-    ttl: num(v.ttl),
-    targetStrip: num(v.targetstrip),
-    group: str(v.group),
+    host: str(get('host')),
+    port: num(get('port')),
+    priority: num(get('priority')),
+    weight: num(get('weight')),
+    text: str(get('text')),
+    mail: get('mail') === true,
+    ttl: num(get('ttl')),
+    targetStrip: num(get('targetstrip')),
+    group: str(get('group')),
     key,
   };
 }
@@ -47,7 +81,7 @@ function str(value: unknown): string {
 }
 
 function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : 0;
+  return typeof value === 'number' ? value : 0;
 }
 
 /** The labels of `name` without the root, as miekg/dns's `SplitDomainName`. */

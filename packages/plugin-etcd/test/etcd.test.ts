@@ -336,3 +336,19 @@ test('a CNAME out of the zone is completed by the rest of the chain; a leased ke
     { qname: 'out.skydns.test.', qtype: 'TXT', ordered: true, answer: ['out.skydns.test. 300 IN CNAME target.example.', 'target.example. 60 IN TXT "outside"'] },
   ]);
 });
+
+test('a value that is not a SkyDNS service is SERVFAIL with the SOA, and the error names the key', async (t) => {
+  await etcd.put('/skydns/test/skydns/broken/a', '{"host": "10.0.0.1", "port": "80"}');
+  await etcd.put('/skydns/test/skydns/notjson', 'host=10.0.0.1');
+  t.after(async () => {
+    await etcd.delete('/skydns/test/skydns/broken/a');
+    await etcd.delete('/skydns/test/skydns/notjson');
+  });
+  const server = await serveEtcd(t, `etcd skydns.test {\n  endpoint ${etcd.url}\n }`);
+  await checkCases({ port: server.port() }, [
+    { qname: 'broken.skydns.test.', qtype: 'A', rcode: 'SERVFAIL', ns: [soa] },
+    { qname: 'notjson.skydns.test.', qtype: 'A', rcode: 'SERVFAIL', ns: [soa] },
+  ], check);
+  assert.ok(server.lines.includes('[ERROR] plugin/errors: 2 broken.skydns.test. A: plugin/etcd: /skydns/test/skydns/broken/a: json: cannot unmarshal string into Go struct field Service.port of type int'), server.lines.join('\n'));
+  assert.ok(server.lines.some((line) => line.startsWith('[ERROR] plugin/errors: 2 notjson.skydns.test. A: plugin/etcd: /skydns/test/skydns/notjson: ')), server.lines.join('\n'));
+});
