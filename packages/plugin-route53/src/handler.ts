@@ -18,8 +18,8 @@
 import type { Packet } from 'dns-packet';
 import { Flags, isSubdomain, lookupVia, matchZone, nextOrFailure, Rcode, replyTo, TYPE_CNAME } from '@foghorn/core';
 import type { Handler, HandlerResult, Request, ResponseWriter } from '@foghorn/core';
-import { Result } from '@foghorn/plugin-file';
-import type { Lookup, ZoneData } from '@foghorn/plugin-file';
+import { LookupResult as Result } from '@foghorn/core/wire';
+import type { ZoneLookup as Lookup, ZoneData } from '@foghorn/core/wire';
 
 /** One hosted zone: its ID and the data of its last successful read (null before the first). */
 export interface HostedZone {

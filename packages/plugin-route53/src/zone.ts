@@ -6,7 +6,7 @@
 import { errorMessage, isSubdomain } from '@foghorn/core';
 import type { Logger } from '@foghorn/core';
 import { parseRR } from '@foghorn/core/wire';
-import { ZoneData } from '@foghorn/plugin-file';
+import { ZoneData } from '@foghorn/core/wire';
 import type { RecordSet } from './client.js';
 
 /**
