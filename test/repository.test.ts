@@ -90,7 +90,8 @@ test('every plugin setup module exports setup, and a parser named parse<Directiv
     assert.equal(typeof module['setup'], 'function', `${dir}/src/setup.ts exports setup(c)`);
     const parsers = Object.keys(module).filter((name) => /^parse[A-Z]/.test(name) && typeof module[name] === 'function');
     const directive = dir.slice('packages/plugin-'.length);
-    const expected = `parse${directive[0]!.toUpperCase()}${directive.slice(1)}`;
+    // A directive with `_` (package `plugin-k8s-external`) is camel-cased: parseK8sExternal.
+    const expected = `parse${directive.split('-').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('')}`;
     assert.ok(parsers.includes(expected), `${dir}/src/setup.ts exports ${expected} (has ${parsers.join(', ') || 'none'})`);
   }
 });

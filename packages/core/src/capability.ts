@@ -229,5 +229,68 @@ export interface View {
  */
 export const Views: Capability<View> = defineCapability<View>('view', 'block');
 
+/**
+ * A name a Kubernetes Service has outside the cluster, or an endpoint of a headless one: CoreDNS's
+ * `msg.Service` as the kubernetes plugin's `External` returns it to *k8s_external*.
+ */
+export interface ExternalRecord {
+  /** An IP address, or a load balancer's hostname. */
+  readonly host: string;
+  /** The port; -1 for a service without ports (no SRV record). */
+  readonly port: number;
+  /** The record's name before the zone, lower case, dot-terminated: `svc.ns.`, `ep.svc.ns.`. */
+  readonly key: string;
+}
+
+/** What one external name holds: its records, or that it does not exist. */
+export interface ExternalLookup {
+  readonly records: readonly ExternalRecord[];
+  /** NXDOMAIN rather than NODATA when `records` is empty. */
+  readonly nameError: boolean;
+}
+
+/**
+ * The kubernetes plugin's view of Services from outside the cluster: CoreDNS's
+ * `external.Externaler` (`plugin/k8s_external/external.go`), which *k8s_external* reads. Zones
+ * and names are lower case and fully qualified.
+ */
+export interface ServiceExternals {
+  /** The directive offering it. */
+  readonly name: string;
+  /** Its own record TTL, which CoreDNS gives the SRV and CNAME records *k8s_external* builds. */
+  readonly ttl: number;
+  /**
+   * `qname` under `zone` (neither the apex nor the `apex` label's names): the external IPs, load
+   * balancer ingresses and ports of `svc.ns`, `_port._proto.svc.ns` and, with `headless`, the
+   * endpoints of headless services. For a PTR question in a reverse zone, `host` is `svc.ns` of
+   * the services with that external address.
+   */
+  external(qname: string, zone: string, qtype: number, headless: boolean): ExternalLookup;
+  /** The nameserver addresses (CoreDNS's `ExternalAddress`): `key` is the owner's prefix on `zone`. */
+  nameservers(zone: string, headless: boolean): readonly ExternalRecord[];
+  /** The SOA serial: Unix seconds of the last change to external records. */
+  serial(): number;
+}
+
+/**
+ * Services as seen from outside the cluster, offered by *kubernetes* to *k8s_external* of its
+ * server block (CoreDNS finds the kubernetes handler of the block and asserts `Externaler`).
+ */
+export const KubernetesExternals: Capability<ServiceExternals> = defineCapability<ServiceExternals>('kubernetes/external', 'block');
+
+/**
+ * A plugin that knows a client's DNS search path: CoreDNS's `autopath.AutoPather`. `search`
+ * gives the domains to try for this query's client, in order, ending with '' (the name as
+ * asked), or null when no search path applies (not its zone, an unknown client).
+ */
+export interface AutoPather {
+  /** The directive offering it: `autopath @NAME` picks it. */
+  readonly name: string;
+  search(req: Request): readonly string[] | null;
+}
+
+/** Search paths per client, offered by *kubernetes* (`pods verified`) to *autopath* `@kubernetes`. */
+export const AutoPathers: Capability<AutoPather> = defineCapability<AutoPather>('autopath', 'block');
+
 /** The tokens only core provides: a plugin offering one would corrupt what core reports. */
 export const coreProvided: ReadonlySet<Capability<unknown>> = new Set<Capability<unknown>>([HandlerNames, Servers]);

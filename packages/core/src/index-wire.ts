@@ -66,3 +66,7 @@ export { APP_NAME, appVersion } from './app.js';
 // FOGHORN_DISABLE: the hot-path switches.
 export { FOGHORN_DISABLE, isDisabled } from './switches.js';
 export type { HotPathSwitch } from './switches.js';
+
+// resolv.conf files.
+export { parseResolvConf } from './resolvconf.js';
+export type { ResolvConf } from './resolvconf.js';

@@ -28,8 +28,8 @@ export type {
 } from './plugin.js';
 
 // Cooperation between plugins: capability tokens and process-wide state.
-export { defineCapability, defineShared, HandlerNames, ListenAddresses, MetadataCollectors, MetadataProviders, ReadinessProbes, Servers, Transferers, Views } from './capability.js';
-export type { Capability, CapabilityScope, MetadataCollector, MetadataProvider, QueryMetadata, ReadinessProbe, SharedKey, Transferer, View } from './capability.js';
+export { AutoPathers, defineCapability, defineShared, HandlerNames, KubernetesExternals, ListenAddresses, MetadataCollectors, MetadataProviders, ReadinessProbes, Servers, Transferers, Views } from './capability.js';
+export type { AutoPather, Capability, CapabilityScope, ExternalLookup, ExternalRecord, MetadataCollector, MetadataProvider, QueryMetadata, ReadinessProbe, ServiceExternals, SharedKey, Transferer, View } from './capability.js';
 export { DnstapSinks, DnstapType, PluginSpans } from './observe.js';
 export type { DnstapSink, Span, TapMessage } from './observe.js';
 

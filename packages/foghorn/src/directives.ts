@@ -58,6 +58,7 @@ const order: readonly Entry[] = [
   { name: 'transfer', packageName: '@foghorn/plugin-transfer', why: 'after cache (a transfer is never cached) and before every zone owner, so it takes AXFR/IXFR before file or lighthouse would refuse them' },
   { name: 'hosts', packageName: '@foghorn/plugin-hosts', why: 'static names answered after the cache and before the Kubernetes data sources, as plugin.cfg puts it before kubernetes' },
   { name: 'route53', packageName: '@foghorn/plugin-route53', why: 'zones read from AWS Route 53, answered from memory; after hosts and before kubernetes and the other data sources, as plugin.cfg puts it' },
+  { name: 'k8s_external', packageName: '@foghorn/plugin-k8s-external', why: "a zone of its own from the kubernetes plugin's index; before kubernetes as in plugin.cfg, so a kubernetes zone of `.` does not swallow the external zone's names" },
   { name: 'kubernetes', packageName: '@foghorn/plugin-kubernetes', why: 'cluster DNS; CoreDNS lists it after cache (and hosts, k8s_external) so cached answers skip it, and before file, etcd, loop and forward, which get what it falls through' },
   { name: 'lighthouse', packageName: '@foghorn/plugin-lighthouse', why: 'authoritative data source for clusterset zones; falls through to forward' },
   { name: 'file', packageName: '@foghorn/plugin-file', why: 'authoritative data from zone files; after transfer, which streams its zones, and before forward, which gets what it does not serve' },

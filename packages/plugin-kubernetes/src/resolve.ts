@@ -327,8 +327,13 @@ export class Resolver {
   }
 
   /** namespace.go `namespaceExposed`: listed (when `namespaces` is set) and present in the Namespace cache. */
-  private namespaceExposed(namespace: string): boolean {
+  namespaceExposed(namespace: string): boolean {
     return (this.namespaces === null || this.namespaces.has(namespace)) && this.store.namespaces.has(namespace);
+  }
+
+  /** external.go `serviceRecordForExternalIP`: the namespace check applies only with `namespaces`. */
+  reverseExposed(namespace: string): boolean {
+    return this.namespaces === null || this.namespaceExposed(namespace);
   }
 
   /** kubernetes.go `endpointHostname`, of the slice's address `k`. */

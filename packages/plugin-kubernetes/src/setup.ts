@@ -6,10 +6,12 @@
  */
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
-import { definePlugin, defineShared, isSubdomain, MetadataCollectors, MetadataProviders, ReadinessProbes, Servers } from '@foghorn/core';
+import { AutoPathers, definePlugin, defineShared, isSubdomain, KubernetesExternals, MetadataCollectors, MetadataProviders, ReadinessProbes, Servers } from '@foghorn/core';
 import type { Controller, PluginDefinition } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
 import type { InformerRegistry } from '@foghorn/kube';
+import { autoPathSearch, readResolvSearch } from './autopath.js';
+import { Externals } from './external.js';
 import { Kubernetes } from './handler.js';
 import { IndexRegistry, indexKey } from './indexes.js';
 import type { Index, IndexLease } from './indexes.js';
@@ -39,6 +41,8 @@ export interface PluginOverrides {
   readonly manifestsDebounceMs?: number;
   /** The informers; default the server's shared registry (`informerRegistry(c)`). */
   readonly informers?: InformerRegistry;
+  /** The search domains autopath appends after the pod's; default those of /etc/resolv.conf. */
+  readonly resolvSearch?: () => Promise<readonly string[]>;
 }
 
 /** How long startup waits between "waiting for Kubernetes API" lines (kubernetes.go `InitKubeCache`). */
@@ -89,8 +93,12 @@ export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => v
     c.provide(MetadataProviders, new KubernetesMetadata(state, zones, options));
     // The block's *metadata*, if any: only then are pod labels worth their memory.
     const metadataCollected = c.use(MetadataCollectors);
+    c.provide(KubernetesExternals, new Externals({ get store() { return state.store; }, get resolver() { return state.resolver; }, localIps: () => localIps }, options.ttl));
+    let search: readonly string[] = [];
+    c.provide(AutoPathers, { name: c.directive, search: (req) => (state.store === null ? null : autoPathSearch(state.store, options, zones, search, req)) });
     c.onStartup(async () => {
       localIps = overrides.localIps?.() ?? boundIps(c);
+      search = await (overrides.resolvSearch ?? readResolvSearch)();
       const create = (): Index => {
         let source: Source | undefined;
         const store: ClusterStore = new ClusterStore({

@@ -61,6 +61,11 @@ export interface Service {
   readonly externalName: string;
   readonly ports: readonly Port[];
   readonly headless: boolean;
+  /**
+   * `spec.externalIPs`, then each load balancer ingress's IP or else hostname, for *k8s_external*
+   * (CoreDNS object/service.go `ExternalIPs`); one shared empty list for the many services without.
+   */
+  readonly external: readonly string[];
   readonly rv: string | undefined;
 }
 
@@ -155,6 +160,15 @@ export class Interner {
   }
 }
 
+const noExternal: readonly string[] = Object.freeze([]);
+
+/** object/service.go: the external IPs, then the load balancer ingresses (an IP, else the hostname). */
+function externalOf(item: KubeObject): readonly string[] {
+  const out = (Array.isArray(obj(item['spec'])['externalIPs']) ? (obj(item['spec'])['externalIPs'] as unknown[]) : []).map(str);
+  for (const ingress of arr(obj(obj(item['status'])['loadBalancer'])['ingress'])) out.push(str(ingress['ip']) || str(ingress['hostname']));
+  return out.length === 0 ? noExternal : out;
+}
+
 export function toService(item: KubeObject, interner: Interner = new Interner()): Service {
   const spec = obj(item['spec']);
   const listed = Array.isArray(spec['clusterIPs']) ? (spec['clusterIPs'] as unknown[]).map(str) : [];
@@ -172,6 +186,7 @@ export function toService(item: KubeObject, interner: Interner = new Interner())
     externalName: str(spec['externalName']),
     ports: interner.ports(spec['ports'], true),
     headless: ips[0] === 'None',
+    external: externalOf(item),
     rv: item.metadata?.resourceVersion,
   };
 }
@@ -266,7 +281,7 @@ function sameModel(a: { readonly rv: string | undefined }, b: { readonly rv: str
 }
 
 /** What the SOA serial follows: the internal clock, or the multicluster one (CoreDNS `Modified`). */
-export type Clock = 'internal' | 'multicluster';
+export type Clock = 'internal' | 'multicluster' | 'external';
 
 /**
  * Objects of one resource by key, grouped by index and by IP. Nearly every index and IP names one
@@ -282,9 +297,13 @@ class Collection<T extends { readonly key: string; readonly rv: string | undefin
   readonly byIndex = new Map<string, T | T[]>();
   readonly byIp = new Map<string, T | T[]>();
 
+  /** Objects by a second kind of address (services by external IP); empty unless `otherIpsOf` gives some. */
+  readonly byOtherIp = new Map<string, T | T[]>();
+
   constructor(
     private readonly indexOf: ((item: T) => string) | null,
     private readonly ipsOf: (item: T) => Iterable<string>,
+    private readonly otherIpsOf: (item: T) => Iterable<string> = () => none,
   ) {}
 
   get(key: string): T | undefined {
@@ -307,6 +326,7 @@ class Collection<T extends { readonly key: string; readonly rv: string | undefin
     this.byKey.set(item.key, item);
     if (this.indexOf !== null) add(this.byIndex, this.indexOf(item), item);
     for (const ip of this.ipsOf(item)) add(this.byIp, ip, item);
+    for (const ip of this.otherIpsOf(item)) add(this.byOtherIp, ip, item);
     return old;
   }
 
@@ -322,6 +342,7 @@ class Collection<T extends { readonly key: string; readonly rv: string | undefin
   private unlink(item: T): void {
     if (this.indexOf !== null) drop(this.byIndex, this.indexOf(item), item);
     for (const ip of this.ipsOf(item)) drop(this.byIp, ip, item);
+    for (const ip of this.otherIpsOf(item)) drop(this.byOtherIp, ip, item);
   }
 }
 
@@ -386,7 +407,11 @@ export interface StoreOptions {
 const skippedPhases = new Set(['Succeeded', 'Failed', 'Unknown']);
 
 export class ClusterStore {
-  readonly services = new Collection<Service>(null, (s) => (s.headless || s.type === 'ExternalName' ? [] : s.clusterIPs.map(canonicalIp)));
+  readonly services = new Collection<Service>(
+    null,
+    (s) => (s.headless || s.type === 'ExternalName' ? [] : s.clusterIPs.map(canonicalIp)),
+    (s) => s.external.map(canonicalIp),
+  );
   readonly slices = new Collection<Slice>(
     (s) => s.index,
     // A slice without the service-name label (index `.<namespace>`) answers no reverse lookup.
@@ -408,6 +433,8 @@ export class ClusterStore {
   /** Unix seconds of the last DNS-visible change (controller.go `modified`). */
   internal = 0;
   multicluster = 0;
+  /** Unix seconds of the last change to external records (controller.go `extModified`). */
+  external = 0;
 
   private readonly now: () => number;
 
@@ -417,13 +444,22 @@ export class ClusterStore {
   }
 
   serial(clock: Clock): number {
-    return (clock === 'internal' ? this.internal : this.multicluster) >>> 0;
+    return (clock === 'internal' ? this.internal : clock === 'external' ? this.external : this.multicluster) >>> 0;
   }
 
   private touch(clock: Clock | null): void {
     this.generation++;
     if (clock === 'internal') this.internal = this.now();
     else if (clock === 'multicluster') this.multicluster = this.now();
+  }
+
+  /** controller.go `serviceModified`, external half: external IPs or ports of a service that has some changed. */
+  private externalChange(old: Service | undefined, model: Service | undefined): void {
+    const before = old?.external ?? noExternal;
+    const after = model?.external ?? noExternal;
+    if (before.length === 0 && after.length === 0) return;
+    const moved = !old || !model || before.length !== after.length || before.some((ip, i) => ip !== after[i]) || !samePorts(old.ports, model.ports);
+    if (moved) this.external = this.now();
   }
 
   /**
@@ -438,19 +474,28 @@ export class ClusterStore {
     differs: (a: T, b: T) => boolean,
     updateClock: Clock,
     after?: (item: KubeObject, model: T) => void,
+    /** Told every change to the collection: an add (no `old`), an update, a removal (no `model`). */
+    changed?: (old: T | undefined, model: T | undefined) => void,
   ): ObjectSink {
+    const remove = (key: string): void => {
+      const old = collection.delete(key);
+      if (old === undefined) return;
+      this.touch('internal');
+      changed?.(old, undefined);
+    };
     /** Takes `item` in; returns the key of the model kept for it, if any. */
     const upsert = (item: KubeObject): string | undefined => {
       const model = convert(item);
       if (model === 'skip') return collection.get(keyFor(item))?.key;
       if (model === null) {
-        if (collection.delete(keyFor(item))) this.touch('internal');
+        remove(keyFor(item));
         return undefined;
       }
       const old = collection.get(model.key);
       if (old && old.rv !== undefined && old.rv === model.rv) return old.key;
       collection.set(model);
       after?.(item, model);
+      changed?.(old, model);
       // An update that leaves the model as it was (a slice's serving or terminating condition,
       // labels outside the selector, status fields) keeps the cached answers.
       if (old && sameModel(old, model)) return model.key;
@@ -475,17 +520,10 @@ export class ClusterStore {
         const keep = listed ?? new Set<string>();
         listed = undefined;
         take(items, keep);
-        for (const key of [...collection.byKey.keys()]) {
-          if (!keep.has(key)) {
-            collection.delete(key);
-            this.touch('internal');
-          }
-        }
+        for (const key of [...collection.byKey.keys()]) if (!keep.has(key)) remove(key);
       },
       upsert: (item) => void upsert(item),
-      remove: (item) => {
-        if (collection.delete(keyFor(item))) this.touch('internal');
-      },
+      remove: (item) => remove(keyFor(item)),
     };
   }
 
@@ -499,6 +537,8 @@ export class ClusterStore {
     (item) => (this.selected(item) ? toService(item, this.interner) : null),
     (a, b) => a.externalName !== b.externalName || !samePorts(a.ports, b.ports),
     'internal',
+    undefined,
+    (old, model) => this.externalChange(old, model),
   );
 
   readonly sliceSink: ObjectSink = this.sink(
@@ -574,6 +614,11 @@ export class ClusterStore {
   /** Services whose ClusterIPs include `ip`. */
   servicesByIp(ip: string): readonly Service[] {
     return this.services.atIp(canonicalIp(ip));
+  }
+
+  /** Services with `ip` among their external addresses (controller.go `SvcExtIndexReverse`). */
+  servicesByExternalIp(ip: string): readonly Service[] {
+    return group(this.services.byOtherIp.get(canonicalIp(ip)));
   }
 }
 
