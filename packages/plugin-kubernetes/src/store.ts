@@ -453,13 +453,17 @@ export class ClusterStore {
     else if (clock === 'multicluster') this.multicluster = this.now();
   }
 
-  /** controller.go `serviceModified`, external half: external IPs or ports of a service that has some changed. */
+  /**
+   * controller.go `serviceModified`, external half: an update that changes a service's external
+   * addresses, or the ports of one that has some. Adds and deletes move only the internal clock
+   * there (`dnsControl.Add`/`Delete`), so the serial stays 0 until the first such update.
+   */
   private externalChange(old: Service | undefined, model: Service | undefined): void {
-    const before = old?.external ?? noExternal;
-    const after = model?.external ?? noExternal;
-    if (before.length === 0 && after.length === 0) return;
-    const moved = !old || !model || before.length !== after.length || before.some((ip, i) => ip !== after[i]) || !samePorts(old.ports, model.ports);
-    if (moved) this.external = this.now();
+    if (old === undefined || model === undefined) return;
+    const before = old.external;
+    const after = model.external;
+    if (before.length !== after.length || before.some((ip, i) => ip !== after[i])) this.external = this.now();
+    else if (!samePorts(old.ports, model.ports)) this.external = this.now();
   }
 
   /**
