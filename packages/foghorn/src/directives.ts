@@ -48,6 +48,7 @@ const order: readonly Entry[] = [
   { name: 'chaos', packageName: '@foghorn/plugin-chaos', why: 'answers CH TXT version.bind & co. before acl and the data sources, which serve class IN' },
   { name: 'loadbalance', packageName: '@foghorn/plugin-loadbalance', why: 'reorders every positive reply from below, cache hits included, so each client sees a fresh order' },
   { name: 'rewrite', packageName: '@foghorn/plugin-rewrite', why: 'changes the question before acl, cache and the data sources see it (v1.14.7 moved it above acl and cache), and reverts the reply below log so log shows what the client gets' },
+  { name: 'autopath', packageName: '@foghorn/plugin-autopath', why: 'after rewrite (it walks the rewritten name) and before acl and cache, as in plugin.cfg: each try of the search path goes through acl, the cache and the data sources, and the reply it builds is never cached under the asked name' },
   { name: 'acl', packageName: '@foghorn/plugin-acl', why: 'blocks queries before they reach the cache or any data source' },
   { name: 'cache', packageName: '@foghorn/plugin-cache', why: 'answers repeats before any data source does work' },
   { name: 'header', packageName: '@foghorn/plugin-header', why: 'below cache, as in plugin.cfg: its response flags are what the cache keeps, and its query flags are what the data sources and forward see' },
