@@ -13,9 +13,8 @@ import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { clientWrote, isSubdomain, matchZone, nextOrFailure, Rcode, Request } from '@foghorn/core';
-import type { Handler, HandlerResult, ResponseWriter } from '@foghorn/core';
+import type { CounterVec, Handler, HandlerResult, ResponseWriter } from '@foghorn/core';
 import { encodeName } from '@foghorn/core/wire';
-import type { Counter } from 'prom-client';
 
 /** Where the search path comes from: a resolv.conf's, or a plugin's per client (`@kubernetes`). */
 export interface SearchSource {
@@ -66,7 +65,7 @@ export class AutoPath implements Handler {
   constructor(
     private readonly zones: readonly string[],
     private readonly source: SearchSource,
-    private readonly success: Counter<'server'>,
+    private readonly success: CounterVec,
     private readonly next: Handler | null,
   ) {}
 
@@ -76,33 +75,53 @@ export class AutoPath implements Handler {
     if (path === null || path.length === 0 || !firstInSearchPath(req.qname, path[0]!)) return nextOrFailure(this.name, this.next, req, w);
     // dnsutil.TrimZone: the name as asked must be longer than the first search domain.
     if (req.qname === path[0]) return Rcode.SERVFAIL;
-    return this.walk(req, w, path);
-  }
-
-  private async walk(req: Request, w: ResponseWriter, path: readonly string[]): Promise<number> {
     const original = req.name.endsWith('.') ? req.name : `${req.name}.`;
     // The base keeps the client's spelling: the question name minus the first search domain.
     const base = original.slice(0, original.length - path[0]!.length - 1);
-    let first: Capture | undefined;
-    let firstRcode = 0;
+    // The first try is usually the query as sent: no copy, its reply needs no CNAME, and when the
+    // chain answers at once (the kubernetes plugin does) nothing waits.
+    const name = `${base}.${path[0]}`;
+    const same = name === original;
+    const first = new Capture();
+    const result = nextOrFailure(this.name, this.next, same ? req : withName(req, name), first);
+    if (same && typeof result === 'number' && found(result, first)) {
+      first.send(w);
+      this.success.child(req.server).value++;
+      return result;
+    }
+    return this.walk(req, w, path, base, original, first, result, same);
+  }
+
+  /** The rest of the walk, once the first try's reply (`first`, rcode `pending`) is in. */
+  private async walk(req: Request, w: ResponseWriter, path: readonly string[], base: string, original: string, first: Capture, pending: HandlerResult, same: boolean): Promise<number> {
+    const firstRcode = await pending;
     for (let i = 0; i < path.length; i++) {
-      const capture = new Capture();
-      const rcode = await nextOrFailure(this.name, this.next, withName(req, `${base}.${path[i]}`), capture);
-      if (i === 0) {
-        first = capture;
-        firstRcode = rcode;
+      let capture = first;
+      let rcode = firstRcode;
+      if (i > 0) {
+        capture = new Capture();
+        rcode = await nextOrFailure(this.name, this.next, withName(req, `${base}.${path[i]}`), capture);
       }
-      if (!clientWrote(rcode) || capture.rcode() === Rcode.NXDOMAIN) continue;
-      const msg = capture.packet();
-      if (msg === undefined) continue;
-      cnamer(msg, original);
-      w.write(msg);
-      this.success.labels(req.server).inc();
+      if (!found(rcode, capture)) continue;
+      if (i === 0 && same) {
+        capture.send(w);
+      } else {
+        const msg = capture.packet();
+        if (msg === undefined) continue;
+        cnamer(msg, original);
+        w.write(msg);
+      }
+      this.success.child(req.server).value++;
       return rcode;
     }
-    if (clientWrote(firstRcode)) first?.send(w);
+    if (clientWrote(firstRcode)) first.send(w);
     return firstRcode;
   }
+}
+
+/** A try that ends the walk: a reply the client gets, not NXDOMAIN. */
+function found(rcode: number, capture: Capture): boolean {
+  return clientWrote(rcode) && capture.rcode() !== Rcode.NXDOMAIN && capture.rcode() >= 0;
 }
 
 /** autopath.go `firstInSearchPath`: the name is the first search domain or under it. */

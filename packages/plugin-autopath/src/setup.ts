@@ -4,7 +4,7 @@
  * block that gives each client's search path, found at startup.
  */
 import { readFileSync } from 'node:fs';
-import { AutoPathers, counter, errorMessage, HandlerNames, zonesFromArgs } from '@foghorn/core';
+import { AutoPathers, counterVec, errorMessage, HandlerNames, zonesFromArgs } from '@foghorn/core';
 import type { Controller } from '@foghorn/core';
 import { parseResolvConf } from '@foghorn/core/wire';
 import { AutoPath } from './handler.js';
@@ -64,6 +64,6 @@ export function setup(c: Controller): void {
     if (pather === undefined) throw new Error(`${options.plugin} does not implement the AutoPather interface`);
     source.searchFor = (req) => pather.search(req);
   });
-  const success = counter(c.registry, { name: 'coredns_autopath_success_total', help: 'Counter of requests that did autopath.', labelNames: ['server'] });
+  const success = counterVec(c.registry, { name: 'coredns_autopath_success_total', help: 'Counter of requests that did autopath.', labelNames: ['server'] });
   c.addHandler((next) => new AutoPath(options.zones, source, success, next));
 }

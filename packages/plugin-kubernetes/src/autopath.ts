@@ -22,13 +22,39 @@ export async function readResolvSearch(): Promise<readonly string[]> {
   }
 }
 
-/** autopath.go `AutoPath`; `zones` longest first. */
-export function autoPathSearch(store: ClusterStore, options: KubernetesOptions, zones: readonly ZoneInfo[], search: readonly string[], req: Request): readonly string[] | null {
-  if (options.pods !== 'verified') return null;
-  const zone = zones.find((z) => isSubdomain(req.qname, z.name))?.name;
-  if (zone === undefined) return null;
-  const pod = store.pods.atIp(canonicalIp(req.remoteAddress))[0];
-  if (pod === undefined) return null;
-  const suffix = zone === '.' ? '' : zone;
-  return [`${pod.namespace}.svc.${suffix}`, `svc.${suffix}`, zone === '.' ? '.' : zone, ...search, ''];
+/**
+ * autopath.go `AutoPath`; `zones` longest first. The paths are kept per namespace and zone (a
+ * handful), so a query allocates none.
+ */
+export class AutoPathSearch {
+  private readonly paths = new Map<string, readonly string[]>();
+  /** The host's search domains, after the cluster's. */
+  private search: readonly string[] = [];
+
+  constructor(
+    private readonly options: KubernetesOptions,
+    private readonly zones: readonly ZoneInfo[],
+  ) {}
+
+  /** Sets the host's search domains (read at startup); the kept paths start over. */
+  setSearch(search: readonly string[]): void {
+    this.search = search;
+    this.paths.clear();
+  }
+
+  of(store: ClusterStore, req: Request): readonly string[] | null {
+    if (this.options.pods !== 'verified') return null;
+    const zone = this.zones.find((z) => isSubdomain(req.qname, z.name))?.name;
+    if (zone === undefined) return null;
+    const pod = store.pods.atIp(canonicalIp(req.remoteAddress))[0];
+    if (pod === undefined) return null;
+    const key = `${pod.namespace} ${zone}`;
+    let path = this.paths.get(key);
+    if (path === undefined) {
+      const suffix = zone === '.' ? '' : zone;
+      path = Object.freeze([`${pod.namespace}.svc.${suffix}`, `svc.${suffix}`, zone, ...this.search, '']);
+      this.paths.set(key, path);
+    }
+    return path;
+  }
 }

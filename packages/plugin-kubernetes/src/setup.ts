@@ -10,7 +10,7 @@ import { AutoPathers, definePlugin, defineShared, isSubdomain, KubernetesExterna
 import type { Controller, PluginDefinition } from '@foghorn/core';
 import { informerRegistry } from '@foghorn/kube';
 import type { InformerRegistry } from '@foghorn/kube';
-import { autoPathSearch, readResolvSearch } from './autopath.js';
+import { AutoPathSearch, readResolvSearch } from './autopath.js';
 import { Externals } from './external.js';
 import { Kubernetes } from './handler.js';
 import { IndexRegistry, indexKey } from './indexes.js';
@@ -94,11 +94,11 @@ export function setupWith(overrides: PluginOverrides = {}): (c: Controller) => v
     // The block's *metadata*, if any: only then are pod labels worth their memory.
     const metadataCollected = c.use(MetadataCollectors);
     c.provide(KubernetesExternals, new Externals({ get store() { return state.store; }, get resolver() { return state.resolver; }, localIps: () => localIps }, options.ttl));
-    let search: readonly string[] = [];
-    c.provide(AutoPathers, { name: c.directive, search: (req) => (state.store === null ? null : autoPathSearch(state.store, options, zones, search, req)) });
+    const paths = new AutoPathSearch(options, zones);
+    c.provide(AutoPathers, { name: c.directive, search: (req) => (state.store === null ? null : paths.of(state.store, req)) });
     c.onStartup(async () => {
       localIps = overrides.localIps?.() ?? boundIps(c);
-      search = await (overrides.resolvSearch ?? readResolvSearch)();
+      paths.setSearch(await (overrides.resolvSearch ?? readResolvSearch)());
       const create = (): Index => {
         let source: Source | undefined;
         const store: ClusterStore = new ClusterStore({
