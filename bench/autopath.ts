@@ -22,6 +22,7 @@ import { startKubeApiServer, writeKubeconfig } from '@foghorn/testkit/kube';
 import type { ApiObject } from '@foghorn/testkit/kube';
 import { cli, foghornListening, stopChild, waitForPort } from './harness.js';
 import { cpuSeconds } from './proc.js';
+import { saveResults } from './results.js';
 
 const resolutions = Number(process.argv[2] ?? 3000);
 const inFlight = 8;
@@ -108,6 +109,7 @@ async function main(): Promise<void> {
     console.log(`# autopath: an ndots:5 pod's resolutions\n\n${new Date().toISOString()}, ${resolutions} resolutions per row, ${inFlight} in flight, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
     console.log('| name | server | queries per resolution | server CPU µs per resolution | server CPU µs per query |\n|---|---|---|---|---|');
     console.log(rows.join('\n'));
+    saveResults('autopath');
   } finally {
     for (const child of children) await stopChild(child);
     await api.close();
