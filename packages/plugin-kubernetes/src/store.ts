@@ -455,7 +455,7 @@ export class ClusterStore {
 
   /**
    * controller.go `serviceModified`, external half: an update that changes a service's external
-   * addresses, or the ports of one that has some. Adds and deletes move only the internal clock
+   * addresses, or any service's ports (CoreDNS counts those for both zones). Adds and deletes move only the internal clock
    * there (`dnsControl.Add`/`Delete`), so the serial stays 0 until the first such update.
    */
   private externalChange(old: Service | undefined, model: Service | undefined): void {

@@ -128,3 +128,33 @@ test('a slice keeps its endpoints as columns: hostnames only when one has a name
   plain.sliceSink.upsert(endpointSlice('s-2', 'ns', 't', [{ ip: '10.1.0.3' }], [http]));
   assert.equal(plain.slices.get('ns/s-2')!.ports, plain.slices.get('ns/s-1')!.ports);
 });
+
+test('external addresses (k8s_external): kept only where a service has some; updates of them, or of any port, move the external clock', () => {
+  const { store, tick } = clocked();
+  const lb = (ips: string[], ingress: object[], ports = [http]): ReturnType<typeof service> => {
+    const base = service('lb', 'ns', { clusterIPs: ['10.0.0.1'], type: 'LoadBalancer', ports });
+    return { ...base, spec: { ...(base['spec'] as object), externalIPs: ips }, status: { loadBalancer: { ingress } } };
+  };
+  store.serviceSink.upsert(withRv(service('plain', 'ns', { clusterIPs: ['10.0.0.2'], ports: [http] }), '1'));
+  store.serviceSink.upsert(withRv(lb(['192.0.2.1'], [{ ip: '192.0.2.2' }, { hostname: 'lb.example' }]), '2'));
+  assert.deepEqual(store.services.get('lb.ns')?.external, ['192.0.2.1', '192.0.2.2', 'lb.example'], 'externalIPs, then each ingress IP or else hostname');
+  assert.equal(store.services.get('plain.ns')?.external.length, 0);
+  assert.deepEqual(store.servicesByExternalIp('192.0.2.2').map((s) => s.key), ['lb.ns']);
+  assert.equal(store.serial('external'), 0, 'adds move only the internal clock (controller.go Add)');
+  tick();
+  store.serviceSink.upsert(withRv(lb(['192.0.2.1'], [{ ip: '192.0.2.3' }]), '3'));
+  assert.equal(store.serial('external'), 1001);
+  assert.deepEqual(store.servicesByExternalIp('192.0.2.2'), [], 'the old address is gone from the reverse index');
+  tick();
+  store.serviceSink.upsert(withRv(lb(['192.0.2.1'], [{ ip: '192.0.2.3' }], [{ ...http, port: 8080 }]), '4'));
+  assert.equal(store.serial('external'), 1002, 'a port change');
+  tick();
+  store.serviceSink.upsert(withRv(service('plain', 'ns', { clusterIPs: ['10.0.0.3'], ports: [http] }), '5'));
+  assert.equal(store.serial('external'), 1002, 'a ClusterIP change does not');
+  store.serviceSink.upsert(withRv(service('plain', 'ns', { clusterIPs: ['10.0.0.3'], ports: [{ ...http, port: 8080 }] }), '6'));
+  assert.equal(store.serial('external'), 1003, "any service's port change does, external addresses or not (serviceModified: true, true)");
+  tick();
+  store.serviceSink.remove(service('lb', 'ns', {}));
+  assert.equal(store.serial('external'), 1003, 'deletes move only the internal clock (controller.go Delete)');
+  assert.deepEqual(store.servicesByExternalIp('192.0.2.3'), []);
+});
