@@ -8,8 +8,9 @@ import type { TestContext } from 'node:test';
 
 import type { Answer, RecordType } from 'dns-packet';
 import bind from '@foghorn/plugin-bind';
+import ready, { readyListeners } from '@foghorn/plugin-ready';
 import { definePlugin, Flags, ReadinessProbes } from '@foghorn/core';
-import type { PluginDefinition, ReadinessProbe } from '@foghorn/core';
+import type { Controller, PluginDefinition, ReadinessProbe } from '@foghorn/core';
 import { directivesOf, eventually, formatRr, query, rcodeOf, startServer } from '@foghorn/testkit';
 import type { CheckOptions, Reply, TestServer } from '@foghorn/testkit';
 import { startKubeApiServer } from '@foghorn/testkit/kube';
@@ -199,12 +200,16 @@ export interface ClusterOptions {
   /** Do not wait for readiness. */
   readonly noWait?: boolean;
   readonly api?: KubeApiServer;
+  /** Serve `/ready` (the `ready` plugin, asking the plugins on every probe) on a loopback port. */
+  readonly ready?: boolean;
 }
 
 export interface Cluster {
   readonly api: KubeApiServer;
   readonly dns: TestServer;
   readonly probe: ReadinessProbe;
+  /** The `ready` plugin's port, with {@link ClusterOptions.ready}; 0 otherwise. */
+  readonly readyPort: number;
 }
 
 /** Fast retries so fault tests and unsynced starts stay short. */
@@ -215,17 +220,18 @@ export async function startCluster(t: TestContext, options: ClusterOptions = {})
   const api = options.api ?? (await startKubeApiServer({ resources }));
   if (!options.api) t.after(() => api.close());
   for (const object of options.objects ?? handlerObjects) api.apply(structuredClone(object));
-  let probes: (() => readonly ReadinessProbe[]) | undefined;
-  const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (probes = () => c.use(ReadinessProbes)) });
+  let controller: Controller | undefined;
+  const readyprobe = definePlugin({ name: 'readyprobe', setup: (c) => void (controller = c) });
   const body = (options.options ?? '').split('\n').map((l) => `        ${l.trim()}`).join('\n');
-  const corefile = `.:0 {\n    bind 127.0.0.1\n    readyprobe\n    kubernetes ${options.zones ?? 'cluster.local in-addr.arpa ip6.arpa'} {\n        endpoint ${api.url}\n${body}\n    }\n${options.upstream ? '    upstream\n' : ''}}\n`;
-  const plugin = createKubernetesPlugin({ watch: fastWatch, ...options.overrides });
-  const dns = await startServer(corefile, { directives: directivesOf(bind, readyprobe, plugin, upstreamStub) });
+  const readyLines = options.ready ? '    ready 127.0.0.1:0 {\n        monitor continuously\n    }\n' : '';
+  const corefile = `.:0 {\n    bind 127.0.0.1\n${readyLines}    readyprobe\n    kubernetes ${options.zones ?? 'cluster.local in-addr.arpa ip6.arpa'} {\n        endpoint ${api.url}\n${body}\n    }\n${options.upstream ? '    upstream\n' : ''}}\n`;
+  const plugin = createKubernetesPlugin({ ...options.overrides, watch: { ...fastWatch, ...options.overrides?.watch } });
+  const dns = await startServer(corefile, { directives: directivesOf(bind, ready, readyprobe, plugin, upstreamStub) });
   t.after(() => dns.close());
-  const probe = probes?.().find((p) => p.name === 'kubernetes');
+  const probe = controller?.use(ReadinessProbes).find((p) => p.name === 'kubernetes');
   if (!probe) throw new Error('kubernetes reported no readiness');
   if (!options.noWait) await eventually(() => probe.ready(), 5000, 'kubernetes ready');
-  return { api, dns, probe };
+  return { api, dns, probe, readyPort: options.ready ? readyListeners(controller!)[0]!.port : 0 };
 }
 
 /**

@@ -147,6 +147,8 @@ interface Fault {
   readonly status: number;
   readonly message: string;
   readonly match: RequestMatch;
+  /** A stall that ends: the request is served normally after this many ms. */
+  readonly stallMs?: number;
   remaining: number;
 }
 
@@ -341,9 +343,12 @@ export class KubeApiServer {
     this.faults.push({ kind: 'status', status, message: options.message ?? `injected failure ${status}`, match: options.match ?? 'any', remaining: options.count ?? 1 });
   }
 
-  /** Accepts the next `count` matching requests and never answers them (not even headers). */
-  stallNext(options: { count?: number; match?: RequestMatch } = {}): void {
-    this.faults.push({ kind: 'stall', status: 0, message: '', match: options.match ?? 'any', remaining: options.count ?? 1 });
+  /**
+   * Accepts the next `count` matching requests and answers nothing (not even headers): forever,
+   * or for `ms`, after which each is served as usual (a slow etcd, an overloaded API server).
+   */
+  stallNext(options: { count?: number; match?: RequestMatch; ms?: number } = {}): void {
+    this.faults.push({ kind: 'stall', status: 0, message: '', match: options.match ?? 'any', remaining: options.count ?? 1, ...(options.ms !== undefined ? { stallMs: options.ms } : {}) });
   }
 
   /** Removes pending faults. */
@@ -372,6 +377,23 @@ export class KubeApiServer {
       if (w.timer) clearTimeout(w.timer);
       this.writeEvent(w, 'ERROR', apiStatus(code, message));
       w.res.end();
+    }
+    this.watchers.clear();
+    return count;
+  }
+
+  /**
+   * Cuts every open watch in the middle of an event: the first half of an event line, then a
+   * TCP reset (a load balancer or API server dying mid-write).
+   */
+  breakWatches(): number {
+    const count = this.watchers.size;
+    for (const w of this.watchers) {
+      if (w.timer) clearTimeout(w.timer);
+      const line = JSON.stringify({ type: 'MODIFIED', object: this.bookmarkObject(w.resource) });
+      const socket = w.res.socket;
+      // The half line handed to the kernel first, then the reset: a torn event, not a clean end.
+      w.res.write(line.slice(0, line.length >> 1), () => setImmediate(() => socket?.resetAndDestroy()));
     }
     this.watchers.clear();
     return count;
@@ -408,9 +430,19 @@ export class KubeApiServer {
     await closed;
   }
 
-  /** Listens again on the same port, keeping the store. */
-  async restart(): Promise<void> {
+  /**
+   * Listens again on the same port, keeping the store. `newResourceVersions`: the cluster came
+   * back with another numbering (etcd restored from a backup, or replaced): every object gets a
+   * fresh resourceVersion counted from `newResourceVersions`, the history is forgotten, and a
+   * watch from any earlier version gets `410 Gone` (an older one) or "Too large resource
+   * version" (one ahead of the new numbering).
+   */
+  async restart(options: { newResourceVersions?: number } = {}): Promise<void> {
     if (this.listening) return;
+    if (options.newResourceVersions !== undefined) {
+      this.store.renumber(options.newResourceVersions);
+      this.snapshots.clear();
+    }
     await this.listen(this.boundPort);
   }
 
@@ -446,13 +478,30 @@ export class KubeApiServer {
     if (fault?.kind === 'stall') {
       record.status = 'stalled';
       this.stalled.add(res);
-      res.on('close', () => this.stalled.delete(res));
+      if (fault.stallMs === undefined) {
+        res.on('close', () => this.stalled.delete(res));
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.stalled.delete(res);
+        if (!res.destroyed) this.answer(req, res, record, route, query);
+      }, fault.stallMs);
+      res.on('close', () => {
+        clearTimeout(timer);
+        this.stalled.delete(res);
+      });
       return;
     }
     if (fault) {
       this.sendStatus(res, record, fault.status, fault.message);
       return;
     }
+    this.answer(req, res, record, route, query);
+  }
+
+  /** Answers a request that no fault stopped. */
+  private answer(req: http.IncomingMessage, res: http.ServerResponse, record: RecordedRequest, route: Route | undefined, query: Record<string, string>): void {
+    const { verb } = record;
     if (req.method !== 'GET') {
       this.sendStatus(res, record, 405, `method ${req.method} is not supported by the test API server`);
       return;
@@ -466,8 +515,8 @@ export class KubeApiServer {
     let selector: LabelSelector;
     let fields: FieldSelector;
     try {
-      selector = parseLabelSelector(url.searchParams.get('labelSelector'));
-      fields = parseFieldSelector(url.searchParams.get('fieldSelector'));
+      selector = parseLabelSelector(query['labelSelector'] ?? null);
+      fields = parseFieldSelector(query['fieldSelector'] ?? null);
     } catch (err) {
       this.sendStatus(res, record, 400, errorMessage(err));
       return;
@@ -588,6 +637,13 @@ export class KubeApiServer {
       if (!Number.isFinite(from) || from < this.store.compactedRv) {
         // The real API server answers 200 and then an ERROR event carrying a 410 Status.
         this.writeEvent(watcher, 'ERROR', apiStatus(410, `too old resource version: ${rvParam} (${this.store.compactedRv})`));
+        res.end();
+        return;
+      }
+      if (from > this.store.rv) {
+        // The watch cache waits (3 s) for a version it has not seen, then gives up with a 504
+        // whose cause is ResourceVersionTooLarge (apiserver storage/cacher, errors.go).
+        this.writeEvent(watcher, 'ERROR', { ...apiStatus(504, `Too large resource version: ${rvParam}, current: ${this.store.rv}`), details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 } });
         res.end();
         return;
       }

@@ -247,6 +247,19 @@ export class ObjectStore {
     this.compactedRv = this.counter;
   }
 
+  /**
+   * Another numbering: every object is stamped anew from `base` up (no events: nobody watched
+   * the restore), and the history is forgotten.
+   */
+  renumber(base: number): void {
+    this.counter = base;
+    for (const objects of this.objectsByResource.values()) {
+      for (const obj of objects.values()) obj.metadata.resourceVersion = String(++this.counter);
+    }
+    this.history = [];
+    this.compactedRv = this.counter;
+  }
+
   /** Advances the global counter without touching objects (writes to resources nobody watches). */
   bump(by = 1): number {
     this.counter += by;
