@@ -81,6 +81,21 @@ function describe(err: Error, statusCode: number | undefined): string {
   return `${statusCode} ${err.message}`;
 }
 
+/**
+ * The API server does not know the resourceVersion the watch resumes from: it is ahead of the
+ * server's (etcd restored from a backup or replaced, the numbering started again lower). Only a
+ * relist gets out of it; resuming from the same version fails the same way for ever. client-go's
+ * reflector relists on it too (apimachinery errors.go `IsTooLargeResourceVersionError`: a 504
+ * Timeout whose cause is `ResourceVersionTooLarge`, or whose message says so).
+ */
+function tooLargeResourceVersion(status: Record<string, unknown>): boolean {
+  if (status['code'] !== 504) return false;
+  const details = isObject(status['details']) ? status['details'] : {};
+  const causes = Array.isArray(details['causes']) ? details['causes'] : [];
+  if (causes.some((cause) => isObject(cause) && cause['reason'] === 'ResourceVersionTooLarge')) return true;
+  return typeof status['message'] === 'string' && status['message'].includes('Too large resource version');
+}
+
 /** `/api/v1[/namespaces/NS]/PLURAL` or `/apis/GROUP/VERSION[/namespaces/NS]/PLURAL`. */
 export function resourcePath(resource: ResourceSpec): string {
   const prefix = resource.group === '' ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`;
@@ -365,7 +380,7 @@ export class Informer implements Watch {
         events++;
         if (type === 'ERROR') {
           const status = isObject(object) ? object : {};
-          if (status['code'] === 410 || status['reason'] === 'Expired' || status['reason'] === 'Gone') {
+          if (status['code'] === 410 || status['reason'] === 'Expired' || status['reason'] === 'Gone' || tooLargeResourceVersion(status)) {
             finish({ kind: 'gone' });
           } else {
             const code = typeof status['code'] === 'number' ? status['code'] : 500;
