@@ -216,7 +216,7 @@ export class Informer implements Watch {
             this.log.warning(`${this.name}: watch closed after ${formatDuration(outcome.durationMs)} without events; retrying in ${formatDuration(delay)}`);
           }
           // Otherwise the server-side timeout ended it: resume at once from resourceVersion.
-        } else if (outcome.statusCode === 404 && this.resource.optional) {
+        } else if (outcome.statusCode === 404) {
           // The CRD went away while watched: the relist will find it absent and empty the sink.
           this.resourceVersion = '';
         } else {
@@ -283,7 +283,10 @@ export class Informer implements Watch {
       } catch (err) {
         if (this.stopped) return 'ok';
         if (this.relistWanted) continue;
-        if (err instanceof KubeApiError && err.statusCode === 404 && this.resource.optional) return this.markAbsent(asked);
+        // A required resource that listed once and is now not served had its CRD deleted, which
+        // deletes every object of it first: empty is its true state, even when the watch missed
+        // the deletions. (CoreDNS's reflector keeps whatever it last saw, until the CRD is back.)
+        if (err instanceof KubeApiError && err.statusCode === 404 && (this.resource.optional || this.synced)) return this.markAbsent(asked);
         if (err instanceof KubeApiError && err.statusCode === 410 && token !== undefined && expiredRetries-- > 0) {
           // The continue token expired between pages (etcd compacted the list's revision): list
           // again from the first page. client-go's pager falls back to one unpaged list here,

@@ -206,6 +206,23 @@ test('a required resource that is not served is retried and never reported synce
   assert.match(lines[0] ?? '', /^\[WARNING\] plugin\/lighthouse: watch gateways\.v9\.submariner\.io: list: 404 NotFound: the server could not find the requested resource; retrying in \d+ms$/);
 });
 
+test('a required resource removed after its first sync is emptied and stays synced, even when its watch missed the deletions', async (t) => {
+  const { api, sink, watch, lines } = await watchWith(t, serviceImports);
+  api.apply(serviceImport('a'));
+  await eventually(() => sink.names().length === 1 && api.watchCount === 1, 3000, 'sync');
+  // The CRD's deletion deletes its objects, which this watch does not hear of, then ends it.
+  api.silenceWatches();
+  api.delete(serviceImport('a'));
+  api.unserve({ group: 'multicluster.x-k8s.io', version: 'v1alpha1', plural: 'serviceimports' });
+  await eventually(() => sink.names().length === 0, 3000, 'emptied');
+  assert.deepEqual(sink.calls.at(-1), { op: 'replace', names: [] });
+  assert.equal(watch.synced, true);
+  assert.ok(lines.some((l) => /^\[INFO\] .*: not served by the API server \(404\); treating it as empty/.test(l)), lines.join('\n'));
+  api.serve({ group: 'multicluster.x-k8s.io', version: 'v1alpha1', plural: 'serviceimports', kind: 'ServiceImport' });
+  api.apply(serviceImport('b'));
+  await eventually(() => sink.names().join() === 'default/b' && api.watchCount === 1, 3000, 'back');
+});
+
 test('stop() closes every connection, leaves no handle open, and nothing logs or reaches the sink afterwards', async (t) => {
   // Sockets, servers, DNS and connect requests, and timers; transient requests (CloseReq,
   // FSReqCallback) come and go with the test runner's own work.

@@ -294,6 +294,13 @@ test('multicluster: the ServiceImport CRD installed after start, removed, instal
   api.apply(serviceImport('svc1', 'testns', { ips: ['10.0.0.1'], ports: [http] }));
   report(t, 'the ServiceImport CRD installed again', (await answersWithin(dns, mcs, [`${mcs} 5 IN A 10.0.0.1`])) - again);
   await oneWatchEach(api, 5);
+
+  // Removed while the watch hears nothing (it was reconnecting): the 404 alone empties the zone.
+  api.silenceWatches();
+  for (const o of api.objects(imports)) api.delete(o);
+  api.unserve(imports);
+  await answersWithin(dns, mcs, 'NXDOMAIN');
+  assert.equal((await httpGet(readyPort, '/ready')).status, 200);
 });
 
 /** Polls `name` A until it answers `want` (records, or an rcode); the time it did. */
