@@ -330,7 +330,7 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
             message.connection,
             message.resource,
             {
-              replace: (items) => link.send({ type: 'replace', id, items }),
+              replace: (items, absent) => link.send({ type: 'replace', id, items, ...(absent === true ? { absent } : {}) }),
               part: (items, first) => link.send({ type: 'list-part', id, items, first }),
               upsert: (item) => link.send({ type: 'upsert', id, item }),
               remove: (item) => link.send({ type: 'remove', id, item }),

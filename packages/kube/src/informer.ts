@@ -339,7 +339,7 @@ export class Informer implements Watch {
 
   /** An optional resource is not served: empty state, synced, and check again slowly. */
   private markAbsent(asked: boolean): 'absent' {
-    if (!this.absent || !this.synced || asked) this.deliver('replace', () => this.sink.replace([]));
+    if (!this.absent || !this.synced || asked) this.deliver('replace', () => this.sink.replace([], true));
     if (!this.absent || !this.synced) this.log.info(`${this.name}: not served by the API server (404); treating it as empty, checking every ${formatDuration(this.backoffMaxMs)}`);
     this.absent = true;
     this.synced = true;

@@ -67,7 +67,7 @@ export type FromHub =
   | { readonly type: 'part'; readonly id: number; readonly items: readonly KubeObject[] }
   | { readonly type: 'connected'; readonly id: number; readonly server?: string; readonly source?: string; readonly error?: WireError }
   | { readonly type: 'acquired'; readonly id: number; readonly error?: WireError }
-  | { readonly type: 'replace'; readonly id: number; readonly items: readonly KubeObject[] }
+  | { readonly type: 'replace'; readonly id: number; readonly items: readonly KubeObject[]; readonly absent?: true }
   /** A page of a list under way (`ObjectSink.part`); `replace` carries its last page. */
   | { readonly type: 'list-part'; readonly id: number; readonly items: readonly KubeObject[]; readonly first: boolean }
   | { readonly type: 'upsert'; readonly id: number; readonly item: KubeObject }

@@ -32,9 +32,10 @@ export interface InformerSubscriber<T extends KubeObject = KubeObject> {
   /**
    * The complete current state, after every (re)list (first sync, 410 Gone, API server restart,
    * a subscriber joining an informer that had listed). Replaces everything seen before. With
-   * {@link part}, the list's last page only (`ObjectSink.replace`).
+   * {@link part}, the list's last page only (`ObjectSink.replace`). `absent`: the resource is
+   * not served (`ObjectSink.replace`).
    */
-  replace(items: readonly T[]): void;
+  replace(items: readonly T[], absent?: boolean): void;
   /**
    * Optional: a list's pages but the last, as they arrive (`ObjectSink.part`). Without it the
    * registry gathers them, and `replace` gets the whole list: implement it to keep the peak low.
@@ -260,7 +261,7 @@ class SharedInformer implements InformerSink {
     this.fanOutAll((s) => s.part?.(items, first));
   }
 
-  replace(items: readonly KubeObject[]): void {
+  replace(items: readonly KubeObject[], absent = false): void {
     for (const item of items) trim(item);
     const gathered = this.gathered;
     const whole = this.listing ? (gathered !== undefined ? [...gathered, ...items] : undefined) : items;
@@ -272,7 +273,7 @@ class SharedInformer implements InformerSink {
       const wantsParts = s.part !== undefined;
       if (!wantsParts && whole === undefined) return;
       try {
-        s.replace(wantsParts ? items : whole!);
+        s.replace(wantsParts ? items : whole!, absent);
       } finally {
         if (waiting.has(s)) {
           this.unsynced.delete(s);

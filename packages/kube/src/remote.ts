@@ -132,7 +132,7 @@ class RemoteWatch implements Watch {
         break;
       case 'replace':
         this.synced = true;
-        sink.replace(message.items);
+        sink.replace(message.items, message.absent === true);
         break;
       case 'upsert':
         sink.upsert(message.item);

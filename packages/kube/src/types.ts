@@ -37,9 +37,11 @@ export interface ObjectSink {
   /**
    * The complete current list (initial list, or relist after 410 Gone / restart). A sink with
    * {@link part} gets a list of more than one page in pieces, and `replace` then carries its
-   * last page only.
+   * last page only. `absent`: the API server does not serve the resource (404: an optional
+   * resource's CRD is not installed, or any resource's CRD was removed after it listed): `items`
+   * is empty, and a later replace without it says the resource is served again.
    */
-  replace(items: readonly KubeObject[]): void;
+  replace(items: readonly KubeObject[], absent?: boolean): void;
   /**
    * Optional: a (re)list's pages but the last, as they arrive, so that nobody holds a whole
    * list's objects at once (a list of 50,000 EndpointSlices is some 150 MB of parsed JSON).

@@ -242,6 +242,8 @@ export class ServiceStore implements StoreSinks {
   localClusterId: string;
   /** Connectivity tracking is on only when a Submariner object exists (docs/compatibility.md, "Cluster selection"). */
   private submarinerCount = 0;
+  /** And the Gateway resource is served: Lighthouse's `gatewayAvailable`, false on a 404 (the same section). */
+  private gatewaysServed = true;
   private readonly connected = new Set<string>();
   private readonly importsByVersion = new Map<string, Map<string, ImportInfo>>();
   private readonly slices = new Map<string, SliceInfo>();
@@ -267,7 +269,7 @@ export class ServiceStore implements StoreSinks {
 
   /** `IsConnected(id)`: tracking disabled, or the cluster is in the connected set. */
   isConnected(cluster: string): boolean {
-    return this.submarinerCount === 0 || this.connected.has(cluster);
+    return this.submarinerCount === 0 || !this.gatewaysServed || this.connected.has(cluster);
   }
 
   /** Number of stored objects per resource, for the objects gauge. */
@@ -355,8 +357,12 @@ export class ServiceStore implements StoreSinks {
   };
 
   readonly gateways: ObjectSink = {
-    replace: (items) =>
+    replace: (items, absent = false) =>
       this.batch(() => {
+        if (this.gatewaysServed === absent) {
+          this.gatewaysServed = !absent;
+          this.allChanged = true;
+        }
         const ids = new Set(items.map(objectId));
         for (const id of [...this.gatewayObjects.keys()]) if (!ids.has(id)) this.gatewayObjects.delete(id);
         for (const item of items) this.upsertGateway(item);

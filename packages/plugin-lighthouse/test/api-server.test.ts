@@ -92,6 +92,59 @@ test('through the API server: ClusterSetIP and headless rows answer over UDP and
   });
 });
 
+const gateways = { group: 'submariner.io', version: 'v1', plural: 'gateways', kind: 'Gateway' };
+const submariners = { group: 'submariner.io', version: 'v1alpha1', plural: 'submariners', kind: 'Submariner' };
+
+/** Both clusters answer in turn: connectivity tracking is off (Lighthouse's `IsConnected`). */
+async function bothClustersAnswer(c: Cluster): Promise<void> {
+  await eventually(async () => {
+    const picks = new Set<string>();
+    for (let i = 0; i < 4; i++) picks.add(JSON.stringify((await ask(c.dns, svc1, 'A')).answers));
+    assert.deepEqual([...picks].sort(), [JSON.stringify([a(svc1, SIP1)]), JSON.stringify([a(svc1, SIP2)])].sort());
+  });
+}
+
+const twoClusters = (): KubeObject[] => [
+  serviceImport('service1', 'namespace1', { ports: [http] }),
+  serviceSlice('service1', 'namespace1', 'cluster1', SIP1, [http]),
+  serviceSlice('service1', 'namespace1', 'cluster2', SIP2, [http]),
+];
+
+test('through the API server: Submariner present but its Gateway resource not served: every cluster is connected', async (t) => {
+  // Lighthouse's getCheckedClientset (coredns/gateway/controller.go): the Gateway list's NotFound
+  // or NoMatch sets gatewayAvailable false, and IsConnected then says true for every cluster.
+  const c = await cluster(t, [...twoClusters(), submariner()], (api) => api.unserve(gateways));
+  await eventually(() => c.probe.ready(), 5000, 'lighthouse ready');
+  await bothClustersAnswer(c);
+});
+
+test('through the API server: the Gateway resource removed while tracking: every cluster is connected again', async (t) => {
+  const c = await cluster(t, [...twoClusters(), submariner(), gateway('', [['cluster2', 'connected']])]);
+  await eventually(() => c.probe.ready(), 5000, 'lighthouse ready');
+  await eventually(async () => {
+    for (let i = 0; i < 3; i++) assert.deepEqual((await ask(c.dns, svc1, 'A')).answers, [a(svc1, SIP2)]);
+  });
+  // A CRD's removal deletes its objects, then the resource is no longer served.
+  for (const o of c.api.objects(gateways)) c.api.delete(o);
+  c.api.unserve(gateways);
+  await bothClustersAnswer(c);
+  assert.equal(c.probe.ready(), true);
+});
+
+test('through the API server: no Submariner resource, or none listed: every cluster is connected whatever the Gateways say', async (t) => {
+  const unserved = await cluster(t, [...twoClusters(), gateway('', [['cluster2', 'connected']])], (api) => api.unserve(submariners));
+  await eventually(() => unserved.probe.ready(), 5000, 'lighthouse ready');
+  await bothClustersAnswer(unserved);
+  const empty = await cluster(t, [...twoClusters(), gateway('', [['cluster2', 'connected']])]);
+  await eventually(() => empty.probe.ready(), 5000, 'lighthouse ready');
+  await bothClustersAnswer(empty);
+  // A Submariner object appears: the Gateway's view counts from then on.
+  empty.apply(submariner());
+  await eventually(async () => {
+    for (let i = 0; i < 3; i++) assert.deepEqual((await ask(empty.dns, svc1, 'A')).answers, [a(svc1, SIP2)]);
+  });
+});
+
 test('through the API server: events in any order add, update and delete names', async (t) => {
   const c = await cluster(t, []);
   await eventually(() => c.probe.ready(), 5000, 'lighthouse ready');
