@@ -34,8 +34,32 @@ export function wireLength(name: string): number {
   return nameLength(name);
 }
 
+/**
+ * Bodies are built in one scratch buffer (encode runs to its end before the next starts) and
+ * kept in slabs of their own. Built in a fresh `Buffer.allocUnsafe` each and copied out, as
+ * before, the scratch and the copy shared Node's 8 KB pool with the per-query replies, and one
+ * kept body pinned a whole pool slab: after dnsperf cycled over 10,000 names of an empty
+ * cluster, the handler's 10,000 cached NXDOMAIN bodies held 909 slabs, 7.3 MB.
+ */
+let scratch = Buffer.allocUnsafeSlow(512);
+const slabSize = 16 * 1024;
+let slab = Buffer.allocUnsafeSlow(slabSize);
+let slabUsed = 0;
+
+function keep(bytes: Buffer): Buffer {
+  if (bytes.length > slabSize / 8) return Buffer.from(bytes);
+  if (slabUsed + bytes.length > slabSize) {
+    slab = Buffer.allocUnsafeSlow(slabSize);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + bytes.length);
+  bytes.copy(out);
+  slabUsed += bytes.length;
+  return out;
+}
+
 class Builder {
-  private buf = Buffer.allocUnsafe(512);
+  private buf = scratch;
   length = 0;
   readonly patches: number[] = [];
 
@@ -50,9 +74,9 @@ class Builder {
 
   private ensure(n: number): void {
     if (this.length + n <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + n));
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.length + n));
     this.buf.copy(grown, 0, 0, this.length);
-    this.buf = grown;
+    this.buf = scratch = grown;
   }
 
   u8(v: number): void {
@@ -166,7 +190,7 @@ class Builder {
   }
 
   done(): Buffer {
-    return Buffer.from(this.buf.subarray(0, this.length));
+    return keep(this.buf.subarray(0, this.length));
   }
 
 }
