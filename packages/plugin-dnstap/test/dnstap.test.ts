@@ -163,7 +163,8 @@ test('listen: a collector that connects to Foghorn gets the messages from its ha
   const port = await freeTcpPort();
   const server = await startServer(`example.org:0 {\n bind 127.0.0.1\n dnstap listen tcp://127.0.0.1:${port} full\n whoami\n}\n`, { directives });
   t.after(() => server.close());
-  // Before any collector connects, messages go nowhere and nothing waits for them.
+  // Before any collector connects nothing waits for the messages (the query is answered); they
+  // may still be in the bounded queue when one connects, so the checks below look for their own.
   await query({ port: server.port() }, 'before.example.org', 'A');
   // socat dials Foghorn's listener and the collector, and relays the handshake both ways.
   const relay = spawn('socat', [`TCP:127.0.0.1:${port}`, `UNIX-CONNECT:${collector.path}`], { stdio: 'ignore' });
@@ -171,10 +172,9 @@ test('listen: a collector that connects to Foghorn gets the messages from its ha
   await eventually(() => collector.connections() === 1, 3000, 'socat to connect');
   await eventually(async () => {
     await query({ port: server.port() }, 'example.org', 'A');
-    return (await collector.records()).length >= 2;
+    return (await collector.records()).some((r) => /^example\.org\.\t0\tIN\tA/m.test(r.message.response_message ?? ''));
   }, 5000, 'messages through the listener');
-  const records = await collector.records();
+  const records = (await collector.records()).filter((r) => /^;example\.org\.\tIN\tA/m.test(r.message.query_message ?? r.message.response_message ?? ''));
   assert.equal(records[0]!.message.type, 'CLIENT_QUERY');
-  assert.match(records[0]!.message.query_message ?? '', /;example\.org\.\tIN\tA/);
   assert.match(records[1]!.message.response_message ?? '', /example\.org\.\t0\tIN\tA\t127\.0\.0\.1/);
 });
