@@ -15,7 +15,7 @@ export { MAX_TCP_SIZE, MIN_UDP_SIZE } from './request.js';
 
 // Names and records on the wire.
 export { questionEnd, readName, skipName, skipRecord } from './wire.js';
-export { encodeName, nameLength, QUESTION_POINTER, questionOwned, writeAnswerHead, writeName } from './names.js';
+export { encodeName, fqdn, nameLength, QUESTION_POINTER, questionOwned, writeAnswerHead, writeName } from './names.js';
 
 // Writing replies as bytes.
 export { writeOpt, writeReplyHead } from './wire.js';

@@ -177,3 +177,8 @@ function nameLabels(name: string): Uint8Array[] | undefined {
 function isDigit(c: number | undefined): boolean {
   return c !== undefined && c >= 0x30 && c <= 0x39;
 }
+
+/** miekg/dns's `Fqdn`: the name with its final dot, case kept (`''` is the root). */
+export function fqdn(name: string): string {
+  return name.endsWith('.') ? name : `${name}.`;
+}

@@ -15,7 +15,7 @@ import { CLASS_IN, errorMessage, Flags, rcodeToString, ReadinessProbes, Request,
 import type { CorefileSource } from '@foghorn/core';
 import { buildInstance, dispatch, ReplyWriter, RouteTable, serverLabel } from '@foghorn/core/server';
 import type { AddressPlan, BuildContext, DispatchContext, Instance, Route } from '@foghorn/core/server';
-import { classNumber, formatRR, typeNumber } from '@foghorn/core/wire';
+import { classNumber, formatRR, fqdn, typeNumber } from '@foghorn/core/wire';
 
 /** How long `-query` waits for every plugin's readiness probe (a Kubernetes sync, a manifests scan). */
 export const readinessTimeoutMs = 10_000;
@@ -334,9 +334,5 @@ function trace(req: Request, path: readonly string[], found: Found | undefined, 
 /** Whether the block configures `fallthrough` for the directive (hosts, file, lighthouse, ...). */
 function hasFallthrough(route: Route, directive: string): boolean {
   return route.block?.directives.some((d) => d.name === directive && d.tokens.some((token) => token.text === 'fallthrough')) ?? false;
-}
-
-function fqdn(name: string): string {
-  return name === '' || name === '.' ? '.' : name.endsWith('.') ? name : `${name}.`;
 }
 

@@ -6,8 +6,8 @@
  */
 import type { Answer, Packet } from 'dns-packet';
 import { Flags, isSubdomain, TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_TXT } from '@foghorn/core';
-import { formatIp } from '@foghorn/core/wire';
-import { domain, fqdn, hostType, split255, targetOf, targetStrip } from './service.js';
+import { formatIp, fqdn } from '@foghorn/core/wire';
+import { domain, hostType, split255, targetOf, targetStrip } from './service.js';
 import type { Service } from './service.js';
 
 /** More CNAMEs than this in a chain and the chain is not followed further. */

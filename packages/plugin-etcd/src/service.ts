@@ -2,7 +2,7 @@
  * SkyDNS's service message and its paths (CoreDNS `plugin/etcd/msg`): a JSON value under a key
  * that is the DNS name reversed, `service.staging.skydns.local.` at `/skydns/local/skydns/staging/service`.
  */
-import { parseIp, to4 } from '@foghorn/core/wire';
+import { fqdn, parseIp, to4 } from '@foghorn/core/wire';
 import { TYPE_A, TYPE_AAAA, TYPE_CNAME, TYPE_TXT } from '@foghorn/core';
 
 /** One service as SkyDNS stores it: the rdata of an SRV record, with a twist (Host may be an address). */
@@ -123,11 +123,6 @@ export function domain(key: string): string {
   if (parts[parts.length - 1] === '') parts.pop();
   const name = parts.slice(2).reverse();
   return name.length === 0 ? '.' : `${name.join('.')}.`;
-}
-
-/** Go's `dns.Fqdn`. */
-export function fqdn(name: string): string {
-  return name.endsWith('.') ? name : `${name}.`;
 }
 
 /** What Host holds: an address (A, AAAA with its bytes), or a name (CNAME), or nothing but text (TXT). */

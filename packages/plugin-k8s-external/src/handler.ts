@@ -9,6 +9,7 @@ import { isIP } from 'node:net';
 import { Flags, isSubdomain, lookupVia, matchZone, nextOrFailure, Rcode, replyTo, TYPE_A, TYPE_AAAA, TYPE_NS, TYPE_PTR, TYPE_SOA, TYPE_SRV } from '@foghorn/core';
 import type { ExternalRecord, Handler, HandlerResult, Request, ResponseWriter, ServiceExternals } from '@foghorn/core';
 import type { Answer, Packet } from 'dns-packet';
+import { fqdn } from '@foghorn/core/wire';
 
 export interface ExternalOptions {
   /** Lower case, fully qualified. */
@@ -202,6 +203,3 @@ function join(...labels: string[]): string {
   return fqdn(labels.join('.'));
 }
 
-function fqdn(name: string): string {
-  return name.endsWith('.') ? name : `${name}.`;
-}

@@ -10,6 +10,7 @@ import { isSubdomain, TYPE_A, TYPE_AAAA, TYPE_AXFR, TYPE_CNAME, TYPE_IXFR, TYPE_
 import type { KubernetesOptions } from './options.js';
 import { canonicalIp } from './store.js';
 import type { ClusterStore, Port, Slice } from './store.js';
+import { fqdn } from '@foghorn/core/wire';
 
 /** The schema version `dns-version.<zone>` TXT answers (CoreDNS `DNSSchemaVersion`). */
 export const dnsSchemaVersion = '1.1.0';
@@ -467,10 +468,6 @@ function records(answer: Record[]): Result {
 
 function literal(name: string): Name {
   return { kind: 'literal', name };
-}
-
-function fqdn(name: string): string {
-  return name.endsWith('.') ? name : `${name}.`;
 }
 
 /** kubernetes.go `matchPortAndProtocol`: an empty request label matches anything. */

@@ -18,6 +18,7 @@ import { Log } from './handler.js';
 import type { CompiledRule } from './handler.js';
 import { SinkLines, stdoutLines } from './sink.js';
 import type { LineOutput } from './sink.js';
+import { fqdn } from '@foghorn/core/wire';
 
 /** One rule: queries for `name` and below are logged with `format` when their class is selected. */
 export interface LogRule {
@@ -33,11 +34,6 @@ export interface LogRule {
 export const defaultClasses: readonly LogClass[] = ['all'];
 
 const classNames: ReadonlySet<string> = new Set<LogClass>(['all', 'success', 'denial', 'error']);
-
-/** miekg/dns's `Fqdn`: adds the final dot when it is missing. */
-function fqdn(name: string): string {
-  return name.endsWith('.') ? name : `${name}.`;
-}
 
 /**
  * Reads every `log` line of the block into rules, in file order. Pure: the setup table test

@@ -7,6 +7,7 @@
  */
 import type { Answer, Packet } from 'dns-packet';
 import type { EdnsOption } from '@foghorn/core';
+import { fqdn } from '@foghorn/core/wire';
 
 /** Maps one name to another, or returns it unchanged. */
 export interface StringRewriter {
@@ -67,11 +68,6 @@ export interface ResponseRule {
   options?(options: EdnsOption[]): void;
   /** A cname rule: the new target of a CNAME target, or undefined when it keeps its target. */
   newTarget?(target: string): string | undefined;
-}
-
-/** With a trailing dot; dns-packet's root is `.`. */
-export function fqdn(name: string): string {
-  return name.endsWith('.') ? name : `${name}.`;
 }
 
 /** `answer name`: the owner name of every record. */

@@ -12,7 +12,7 @@ import dnsPacket from 'dns-packet';
 import type { Answer, OptAnswer, Packet } from 'dns-packet';
 import { errorMessage, Flags, Rcode, replyTo } from '@foghorn/core';
 import type { EdnsOption, Logger, Request, ResponseWriter } from '@foghorn/core';
-import { fqdn } from './response.js';
+import { fqdn } from '@foghorn/core/wire';
 import type { ResponseRule } from './response.js';
 
 /** Asks the rest of the chain for `name` and `qtype`; undefined when nothing was written. */

@@ -12,7 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Answer, OptAnswer, Packet, RecordClass, RecordType } from 'dns-packet';
-import { formatRR, parseRR } from '@foghorn/core/wire';
+import { formatRR, fqdn, parseRR } from '@foghorn/core/wire';
 import { query } from './index.js';
 import type { Reply, Target } from './index.js';
 import { errorMessage } from '@foghorn/core';
@@ -87,11 +87,6 @@ export function rr(line: string): ResourceRecord {
     default:
       return { ...r, name: fqdn(r.name) } as ResourceRecord;
   }
-}
-
-/** A name with exactly one trailing dot (core's `parseRR` returns names without it). */
-function fqdn(name: string): string {
-  return name === '' || name === '.' ? '.' : name.endsWith('.') ? name : `${name}.`;
 }
 
 /** How {@link checkResponse} and {@link checkCases} compare and ask. */
