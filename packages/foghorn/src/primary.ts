@@ -173,6 +173,7 @@ export class Primary {
         this.send(worker, { foghorn: 'start', corefile: this.corefile, predecessor: slot.predecessor });
         return;
       case 'up':
+        this.hub.started(worker);
         this.workerUp(slot, message.addresses);
         return;
       case 'failed':

@@ -33,6 +33,12 @@ export interface InformerHubOptions {
 export interface InformerHub {
   /** Serves `worker`'s informers and manifests until it exits. */
   attach(worker: HubWorker): void;
+  /**
+   * `worker` finished starting. Until then an informer's first acquire waits for it (workers
+   * start together); a started worker is not waited for, so a reload that adds an informer
+   * (workers reload one after another) never waits.
+   */
+  started(worker: HubWorker): void;
   /** Drops every worker's references: watches stop, directories close. */
   close(): Promise<void>;
   /** The hub's registry, for tests and debugging (`list()`). */
@@ -49,7 +55,7 @@ const ignoreSendError = (): void => {};
  */
 const siblingWaitMs = 2_000;
 
-/** Acquires of one informer held until every live worker asked for it (or the wait ran out). */
+/** Acquires of one informer held until every worker still starting asked for it (or the wait ran out). */
 class Gate {
   readonly asked = new Set<WorkerLink>();
   opened = false;
@@ -65,9 +71,9 @@ class Gate {
     return this.opened ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /** Opens once every worker still attached asked. */
+  /** Opens once every attached worker that is still starting asked. */
   check(links: ReadonlySet<WorkerLink>): void {
-    for (const link of links) if (!link.gone && !this.asked.has(link)) return;
+    for (const link of links) if (!link.gone && !link.started && !this.asked.has(link)) return;
     this.open();
   }
 
@@ -171,6 +177,8 @@ class WorkerLink {
   readonly leases = new Map<number, Promise<InformerLease | undefined>>();
   readonly directories = new Map<number, [SharedDirectory, Subscription]>();
   gone = false;
+  /** Finished starting (the primary said so): informers' first acquires do not wait for it. */
+  started = false;
 
   constructor(private readonly worker: HubWorker) {}
 
@@ -196,6 +204,7 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
   const registry = new InformerRegistry();
   const directories = new Map<string, SharedDirectory>();
   const links = new Set<WorkerLink>();
+  const linkOf = new Map<HubWorker, WorkerLink>();
   const loggers = new Map<string, Logger>();
   /** By connection and resource; an opened gate stays open (later acquires are restarted workers). */
   const gates = new Map<string, Gate>();
@@ -394,13 +403,21 @@ export function startInformerHub(options: InformerHubOptions): InformerHub {
     attach(worker) {
       const link = new WorkerLink(worker);
       links.add(link);
+      linkOf.set(worker, link);
       worker.on('message', (message) => {
         if (closed || !isOurs<ToHub>(message)) return;
         receive(link, message).catch((error: Error) => options.logger.error(`kube hub: ${message.type}: ${error.message}`));
       });
       worker.on('exit', () => {
+        linkOf.delete(worker);
         detach(link).catch((error: Error) => options.logger.error(`kube hub: dropping an exited worker: ${error.message}`));
       });
+    },
+    started(worker) {
+      const link = linkOf.get(worker);
+      if (!link) return;
+      link.started = true;
+      for (const gate of gates.values()) if (!gate.opened) gate.check(links);
     },
     async close() {
       closed = true;

@@ -333,3 +333,27 @@ test('manifests: the primary reads the directory once for every worker; one work
   await two.run({ test: 'close', ref: 'm' });
   await assert.rejects(two.run({ test: 'manifests', ref: 'x', dir: file('missing'), report: false }), /^Error: manifests directory '.*missing': ENOENT/);
 });
+
+test('an informer first asked for by one worker waits for a sibling still starting, never for one that started', async (t) => {
+  const api = await apiServer(t);
+  api.apply(service('a'));
+  const { hub } = startHub(t);
+  const [one, two] = await Promise.all([startWorker(t, hub), startWorker(t, hub)]);
+  // Both starting: the first acquire waits until the other asks too, so the API server lists once.
+  const first = one.run(acquire('svc', api));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(api.requestCounts('list'), {}, 'no list while a starting sibling has not asked');
+  await Promise.all([first, two.run(acquire('svc', api))]);
+  await eventually(() => [one, two].every((w) => w.seen('svc').includes('synced')), 3000, 'the list in both');
+  assert.deepEqual(api.requestCounts('list'), { '/api/v1/services': 1 });
+
+  // Both started: an informer a reload adds (workers reload one after another) is not held for
+  // the sibling, which then joins with a relist of its own.
+  hub.started(one.child);
+  hub.started(two.child);
+  const inDefault = { ...acquire('default', api), resource: servicesResource({ namespace: 'default' }) };
+  const asked = performance.now();
+  await one.run(inDefault);
+  await eventually(() => one.seen('default').includes('synced'), 1000, 'the new informer synced without waiting for the sibling');
+  assert.ok(performance.now() - asked < 1500, 'well within the 2 s a starting sibling is waited for');
+});
