@@ -68,7 +68,7 @@ export function listenError(address: string, error: unknown, network: 'tcp' | 'u
 }
 
 /** `host%zone` → `host`: an IPv6 zone index is no part of the address. */
-function stripZone(host: string): string {
+export function stripZone(host: string): string {
   const percent = host.indexOf('%');
   return percent < 0 ? host : host.slice(0, percent);
 }

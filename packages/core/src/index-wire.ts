@@ -50,7 +50,7 @@ export { formatIp, isIpv6Text, parseCidr, parseIp, to4, writeIpv4, writeIpv6 } f
 export type { Cidr } from './ip.js';
 export { networkContains, parseAddress, parseNetwork, parseClientAddress } from './cidr.js';
 export type { AddressWords, Network } from './cidr.js';
-export { hostPort, splitHostPort } from './address.js';
+export { hostPort, splitHostPort, stripZone } from './address.js';
 export type { HostPort } from './address.js';
 
 // Messages as CoreDNS's [DEBUG] lines dump them.

@@ -5,6 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { stripZone } from '@foghorn/core/wire';
 
 /** How an upstream is reached. */
 export type UpstreamTransport = 'dns' | 'tls' | 'https';
@@ -56,11 +57,6 @@ function splitIpPort(text: string): { host: string; port: number | undefined } |
   const port = text.slice(colon + 1);
   if (!/^\d+$/.test(port) || isIP(host) !== 4) return null;
   return { host, port: Number(port) };
-}
-
-function stripZone(host: string): string {
-  const percent = host.indexOf('%');
-  return percent < 0 ? host : host.slice(0, percent);
 }
 
 /** The `nameserver` addresses of a resolv.conf-style file, or undefined when it is no file. */

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { errorMessage } from '@foghorn/core';
-import { splitHostPort } from '@foghorn/core/wire';
+import { splitHostPort, stripZone } from '@foghorn/core/wire';
 
 /** One upstream: `address` is CoreDNS's `to` label, `target` the gRPC channel target. */
 export interface Upstream {
@@ -22,11 +22,6 @@ const DEFAULT_PORT = 53;
 
 /** Schemes HostPortOrFile knows; CoreDNS then hands `tls://…` and the others to gRPC as they are, where they cannot connect. */
 const otherSchemes = ['tls', 'quic', 'grpc', 'https3', 'https'];
-
-function stripZone(host: string): string {
-  const percent = host.lastIndexOf('%');
-  return percent < 0 ? host : host.slice(0, percent);
-}
 
 function join(host: string, port: number | string): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
